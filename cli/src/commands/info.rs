@@ -1,0 +1,71 @@
+//! `cqldb info`: totals of a database.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use cqldb_storage::{BitmapKey, Database, PositionFlags};
+
+/// Prints the totals of the database in `db`.
+pub fn run(db: &Path) -> Result<ExitCode> {
+    let database = Database::open(db)?;
+    print!("{}", render(&database)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `info` report as text.
+pub fn render(db: &Database) -> Result<String> {
+    let s = db.stats()?;
+    let mut breakdown = [0u64; 4];
+    let mut detached = 0u64;
+    for (_, seg) in db.segments() {
+        for (a, b) in breakdown.iter_mut().zip(seg.size_breakdown()) {
+            *a += b;
+        }
+        for g in 0..seg.games() {
+            detached += u64::from(seg.game_info(g)?.detached_variations);
+        }
+    }
+    let per = |b: u64| b as f64 / s.positions.max(1) as f64;
+    let games_with_errors = {
+        let mut games: Vec<u64> = db.issues().iter().map(|(g, _, _)| *g).collect();
+        games.dedup();
+        games.len()
+    };
+    let mainline = db.bitmap_count(BitmapKey::flag(PositionFlags::MAINLINE))?;
+    let mut out = String::new();
+    use std::fmt::Write;
+    let _ = writeln!(out, "games              {}", s.games);
+    let _ = writeln!(out, "positions          {}", s.positions);
+    let _ = writeln!(out, "  main line        {}", mainline);
+    let _ = writeln!(out, "  in variations    {}", s.positions - mainline);
+    let _ = writeln!(out, "variations         {}", s.variations);
+    let _ = writeln!(
+        out,
+        "detached variations {detached} (kept in text, not in the tree, as in CQL)"
+    );
+    let _ = writeln!(
+        out,
+        "errors             {} in {} games",
+        s.issues, games_with_errors
+    );
+    let _ = writeln!(out, "segments           {}", s.segments);
+    let _ = writeln!(
+        out,
+        "size on disk       {} bytes ({:.1} MiB)",
+        s.bytes,
+        s.bytes as f64 / (1 << 20) as f64
+    );
+    let _ = writeln!(out, "bytes/position     {:.2}", per(s.bytes));
+    let _ = writeln!(
+        out,
+        "  columns {:.2}, game text {:.2}, bitmaps {:.2}, tag index + other {:.2}",
+        per(breakdown[0]),
+        per(breakdown[1]),
+        per(breakdown[2]),
+        per(s
+            .bytes
+            .saturating_sub(breakdown[0] + breakdown[1] + breakdown[2]))
+    );
+    Ok(out)
+}

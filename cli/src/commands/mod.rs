@@ -1,0 +1,10 @@
+//! One module per subcommand.
+
+pub mod bench;
+pub mod demo;
+pub mod errors;
+pub mod index;
+pub mod info;
+pub mod positions;
+pub mod show;
+pub mod tags;

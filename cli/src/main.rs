@@ -1,0 +1,115 @@
+//! The `cqldb` command: a thin shell over the library crates (argument parsing, progress bars,
+//! output formatting). Everything it does can be done with the crates alone.
+
+mod commands;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Index PGN game trees once, query them in milliseconds.
+#[derive(Parser)]
+#[command(name = "cqldb", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a database from PGN files (or append to an existing one).
+    Index {
+        /// PGN inputs: plain, .zst, .gz, .bz2, or - for stdin.
+        #[arg(required = true)]
+        inputs: Vec<String>,
+        /// Database directory (created if missing).
+        #[arg(long)]
+        db: PathBuf,
+        /// Parser threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Positions per segment (bounds memory during the build).
+        #[arg(long, default_value_t = 4_000_000)]
+        segment_positions: u64,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Totals of a database: games, positions, variations, errors, size.
+    Info {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+    },
+    /// Every game that could not be fully read: file:line:col, reason.
+    Errors {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Only this game.
+        #[arg(long)]
+        game: Option<u64>,
+    },
+    /// Print a game exactly as it was read.
+    Show {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Game number (from 1).
+        game: u64,
+    },
+    /// Print a game's position table.
+    Positions {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Game number (from 1).
+        game: u64,
+    },
+    /// Games whose tags match a query, e.g. `white:kasparov` or `tags.Opening:sicilian`.
+    Tags {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Tantivy query; bare words search White, Black, Event, Site, Annotator.
+        query: String,
+    },
+    /// Index the bundled sample of real games into ./cqldb-demo and print its info.
+    Demo {
+        /// Where to build the demo database.
+        #[arg(long, default_value = "cqldb-demo")]
+        db: PathBuf,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: commands::bench::BenchCommand,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Index {
+            inputs,
+            db,
+            threads,
+            segment_positions,
+            quiet,
+        } => commands::index::run(&inputs, &db, threads, segment_positions, quiet),
+        Command::Info { db } => commands::info::run(&db),
+        Command::Errors { db, game } => commands::errors::run(&db, game),
+        Command::Show { db, game } => commands::show::run(&db, game),
+        Command::Positions { db, game } => commands::positions::run(&db, game),
+        Command::Tags { db, query } => commands::tags::run(&db, &query),
+        Command::Demo { db } => commands::demo::run(&db),
+        Command::Bench { what } => commands::bench::run(what),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cqldb: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

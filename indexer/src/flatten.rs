@@ -1,0 +1,153 @@
+//! Turns a [`GameTree`] into index rows: position ids in the reference CQL order (pre-order, primary
+//! child first, each child's whole subtree before its next sibling) and every per-position column.
+
+use cqldb_storage::{
+    Bitboards, CommentRef, IssueRecord, MaterialSignature, NO_PARENT, NagRef, NewGame,
+    PositionFlags, PositionRecord,
+};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Color, EnPassantMode, Position};
+
+use crate::split::{RawGame, line_col};
+use crate::tags::game_meta;
+use crate::tree::{GameTree, build};
+
+/// Pre-order of the tree: `order[i]` is the node with position id `i`.
+pub fn preorder(tree: &GameTree) -> Vec<u32> {
+    let mut order = Vec::with_capacity(tree.nodes.len());
+    if tree.nodes.is_empty() {
+        return order;
+    }
+    let mut stack = vec![0u32];
+    while let Some(n) = stack.pop() {
+        order.push(n);
+        stack.extend(tree.nodes[n as usize].children.iter().rev());
+    }
+    order
+}
+
+/// The position rows of a tree, in position-id order, and the node → id map.
+pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
+    let order = preorder(tree);
+    let mut id_of = vec![0u32; tree.nodes.len()];
+    for (id, &n) in order.iter().enumerate() {
+        id_of[n as usize] = id as u32;
+    }
+    let mut out: Vec<PositionRecord> = Vec::with_capacity(order.len());
+    for &n in &order {
+        let node = &tree.nodes[n as usize];
+        let pos = &node.pos;
+        let (parent, child_index, ply, depth, vml) = if node.parent == NO_PARENT {
+            (NO_PARENT, 0, 0, 0, true)
+        } else {
+            let pnode = &tree.nodes[node.parent as usize];
+            let ci = pnode.children.iter().position(|&c| c == n).unwrap_or(0) as u32;
+            let prec = &out[id_of[node.parent as usize] as usize];
+            let parent_vml = prec.flags.contains(PositionFlags::VIRTUAL_MAINLINE);
+            let vml = parent_vml && (prec.turn() == Color::Black || ci == 0);
+            (
+                id_of[node.parent as usize],
+                ci,
+                prec.ply + 1,
+                prec.depth + u32::from(ci > 0),
+                vml,
+            )
+        };
+        let mut flags = PositionFlags::default();
+        let terminal = node.children.is_empty();
+        flags.set(PositionFlags::WHITE_TO_MOVE, pos.turn() == Color::White);
+        flags.set(PositionFlags::INITIAL, parent == NO_PARENT);
+        flags.set(PositionFlags::TERMINAL, terminal);
+        flags.set(PositionFlags::MAINLINE, depth == 0);
+        flags.set(PositionFlags::VARIATION, depth > 0);
+        flags.set(PositionFlags::VIRTUAL_MAINLINE, vml);
+        flags.set(PositionFlags::CHECK, pos.is_check());
+        // Mate and stalemate need move generation; only a terminal position can be either.
+        if terminal {
+            flags.set(PositionFlags::MATE, pos.is_checkmate());
+            flags.set(PositionFlags::STALEMATE, pos.is_stalemate());
+        }
+        flags.set(PositionFlags::TRUNCATED, node.truncated);
+        out.push(PositionRecord {
+            parent,
+            child_index,
+            children: node.children.len() as u32,
+            ply,
+            depth,
+            move_number: pos.fullmoves().get(),
+            flags,
+            mv: node.mv,
+            castling: pos.castles().castling_rights(),
+            ep_square: pos.ep_square(EnPassantMode::Legal),
+            halfmove_clock: pos.halfmoves(),
+            zobrist: pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+            material: MaterialSignature::of(pos.board()),
+            board: Bitboards::of(pos.board()),
+        });
+    }
+    (out, id_of)
+}
+
+/// Reads one raw game into a [`NewGame`] ready for storage.
+pub fn index_game(raw: RawGame, file: u32) -> NewGame {
+    let tree = build(&raw.text);
+    let (positions, id_of) = records(&tree);
+    let mut issues: Vec<IssueRecord> = tree
+        .issues
+        .iter()
+        .map(|i| {
+            let (line, column) = line_col(&raw.text, raw.line, i.offset);
+            IssueRecord {
+                game: 0,
+                line,
+                column,
+                kind: i.kind.to_owned(),
+                message: i.message.clone(),
+            }
+        })
+        .collect();
+    if raw.oversized {
+        let (line, column) = line_col(&raw.text, raw.line, raw.text.len());
+        issues.push(IssueRecord {
+            game: 0,
+            line,
+            column,
+            kind: "game-too-large".into(),
+            message: format!(
+                "game text exceeds {} MiB; cut here",
+                crate::split::MAX_GAME_BYTES >> 20
+            ),
+        });
+    }
+    let comments = tree
+        .comments
+        .iter()
+        .map(|c| CommentRef {
+            position: id_of[c.node as usize],
+            placement: c.placement,
+            start: c.start as u32,
+            len: c.len as u32,
+        })
+        .collect();
+    let nags = tree
+        .nags
+        .iter()
+        .map(|&(n, nag)| NagRef {
+            position: id_of[n as usize],
+            nag,
+        })
+        .collect();
+    NewGame {
+        file,
+        line: raw.line,
+        byte_offset: raw.offset,
+        meta: Some(game_meta(&tree.tags, tree.termination.as_deref())),
+        tags: tree.tags,
+        positions,
+        comments,
+        nags,
+        issues,
+        detached_variations: tree.detached_variations,
+        text: raw.text,
+    }
+}

@@ -1,0 +1,29 @@
+//! The cqldb indexer: reads PGN (variations included) and produces the rows the storage crate
+//! keeps.
+//!
+//! Owns everything about PGN: splitting a stream into games ([`split`]), tokens with positions
+//! ([`lexer`]), building each game tree by playing its moves ([`tree`]), numbering positions and
+//! computing their columns ([`flatten`]), and the parallel pipeline ([`pipeline`]).
+//!
+//! It must not know how rows are laid out on disk (that is `cqldb-storage`) nor anything about
+//! queries.
+//!
+//! ```
+//! use cqldb_indexer::flatten::{index_game};
+//! use cqldb_indexer::split::RawGame;
+//! let raw = RawGame { text: b"1. e4 (1. d4) e5 *".to_vec(), line: 1, ..Default::default() };
+//! let game = index_game(raw, 0);
+//! assert_eq!(game.positions.len(), 4);
+//! assert_eq!(game.positions[3].depth, 1); // 1.d4, numbered after the main line
+//! ```
+
+pub mod flatten;
+pub mod lexer;
+pub mod pipeline;
+pub mod source;
+pub mod split;
+pub mod tags;
+pub mod tree;
+
+pub use pipeline::{IngestOptions, IngestReport, Progress, ingest};
+pub use source::Input;

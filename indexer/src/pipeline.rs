@@ -1,0 +1,187 @@
+//! The ingest pipeline: one thread reads and splits, worker threads parse games in parallel, and
+//! the calling thread appends the results to the database in input order.
+//!
+//! Channels are bounded, so at most a few batches of games are in memory at once whatever the
+//! input size.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cqldb_storage::{DbWriter, EncodedBatch, encode_batch};
+use crossbeam_channel::bounded;
+
+use crate::flatten::index_game;
+use crate::source::Input;
+use crate::split::{RawGame, Splitter};
+
+/// Counters the caller can watch while an ingest runs (e.g. to draw a progress bar).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Input bytes consumed (compressed bytes for compressed files).
+    pub bytes: Arc<AtomicU64>,
+    /// Games stored.
+    pub games: AtomicU64,
+    /// Positions stored.
+    pub positions: AtomicU64,
+    /// Games with at least one problem.
+    pub games_with_issues: AtomicU64,
+}
+
+/// Tuning of the pipeline.
+#[derive(Copy, Clone, Debug)]
+pub struct IngestOptions {
+    /// Parser threads (default: available cores).
+    pub threads: usize,
+    /// Games per batch handed to a parser thread.
+    pub batch_games: usize,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        Self {
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            batch_games: 256,
+        }
+    }
+}
+
+/// An input that could not be read to its end (the games before the failure are kept).
+#[derive(Clone, Debug)]
+pub struct InputFailure {
+    /// The input's name.
+    pub input: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Outcome of ingesting inputs.
+#[derive(Clone, Debug, Default)]
+pub struct IngestReport {
+    /// Games stored.
+    pub games: u64,
+    /// Positions stored.
+    pub positions: u64,
+    /// Games with at least one problem.
+    pub games_with_issues: u64,
+    /// Inputs that failed part-way.
+    pub failures: Vec<InputFailure>,
+}
+
+/// Reads every input into `writer` (which the caller commits). Storage errors abort; read errors
+/// of an input are reported and the next input is read.
+pub fn ingest(
+    inputs: &[Input],
+    writer: &mut DbWriter,
+    options: IngestOptions,
+    progress: &Progress,
+) -> cqldb_storage::Result<IngestReport> {
+    let mut report = IngestReport::default();
+    for input in inputs {
+        let file = writer.add_file(&input.name());
+        if let Err(message) = ingest_one(input, file, writer, options, progress, &mut report)? {
+            report.failures.push(InputFailure {
+                input: input.name(),
+                message,
+            });
+        }
+    }
+    Ok(report)
+}
+
+type Batch = (u64, Vec<RawGame>);
+
+fn ingest_one(
+    input: &Input,
+    file: u32,
+    writer: &mut DbWriter,
+    options: IngestOptions,
+    progress: &Progress,
+    report: &mut IngestReport,
+) -> cqldb_storage::Result<Result<(), String>> {
+    let threads = options.threads.max(1);
+    let (raw_tx, raw_rx) = bounded::<Batch>(threads * 2);
+    let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> Result<(), String> {
+            let source = input
+                .open(progress.bytes.clone())
+                .map_err(|e| e.to_string())?;
+            let mut splitter = Splitter::new(source);
+            let mut seq = 0u64;
+            let mut batch = Vec::with_capacity(options.batch_games);
+            let mut bytes = 0usize;
+            loop {
+                let (end, failure) = match splitter.next_game() {
+                    Ok(Some(game)) => {
+                        bytes += game.text.len();
+                        batch.push(game);
+                        (false, None)
+                    }
+                    Ok(None) => (true, None),
+                    Err(e) => (true, Some(e.to_string())),
+                };
+                if end || batch.len() >= options.batch_games || bytes >= 4 << 20 {
+                    if !batch.is_empty() && raw_tx.send((seq, std::mem::take(&mut batch))).is_err()
+                    {
+                        return Ok(());
+                    }
+                    seq += 1;
+                    bytes = 0;
+                }
+                if end {
+                    return failure.map_or(Ok(()), Err);
+                }
+            }
+        });
+        for _ in 0..threads {
+            let raw_rx = raw_rx.clone();
+            let done_tx = done_tx.clone();
+            scope.spawn(move || {
+                for (seq, batch) in raw_rx {
+                    let parsed = batch.into_iter().map(|g| index_game(g, file)).collect();
+                    if done_tx.send((seq, encode_batch(parsed))).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(raw_rx);
+        drop(done_tx);
+        // Reassemble in input order.
+        let mut pending = std::collections::BTreeMap::new();
+        let mut next_seq = 0u64;
+        let mut storage_error = None;
+        for (seq, batch) in done_rx.iter() {
+            pending.insert(seq, batch);
+            while let Some(batch) = pending.remove(&next_seq) {
+                next_seq += 1;
+                let games = batch.games.len() as u64;
+                let positions = u64::from(batch.positions);
+                let with_issues = batch.games.iter().filter(|g| g.issues > 0).count() as u64;
+                if let Err(e) = writer.push_batch(batch) {
+                    storage_error = Some(e);
+                    break;
+                }
+                report.games += games;
+                report.positions += positions;
+                report.games_with_issues += with_issues;
+                progress.games.fetch_add(games, Ordering::Relaxed);
+                progress.positions.fetch_add(positions, Ordering::Relaxed);
+                progress
+                    .games_with_issues
+                    .fetch_add(with_issues, Ordering::Relaxed);
+            }
+            if storage_error.is_some() {
+                break;
+            }
+        }
+        drop(done_rx);
+        let read_result = reader
+            .join()
+            .unwrap_or_else(|_| Err("reader thread panicked".to_owned()));
+        match storage_error {
+            Some(e) => Err(e),
+            None => Ok(read_result),
+        }
+    })
+}

@@ -1,0 +1,75 @@
+//! Tag values: text decoding and the indexed game attributes derived from them.
+
+use cqldb_storage::{GameMeta, GameResult};
+
+/// Decodes PGN text: UTF-8 when valid, else Latin-1 (what non-UTF-8 PGN files almost always are).
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
+/// The value of a tag (first occurrence, case-sensitive name as PGN requires).
+pub fn tag<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    tags.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Result, year, ECO and Elos from the tags (`termination` is the movetext's marker, if any).
+pub fn game_meta(tags: &[(String, String)], termination: Option<&str>) -> GameMeta {
+    let result = tag(tags, "Result")
+        .map(GameResult::from_pgn)
+        .filter(|r| *r != GameResult::Unknown)
+        .or_else(|| termination.map(GameResult::from_pgn))
+        .unwrap_or(GameResult::Unknown);
+    let year = tag(tags, "Date")
+        .or_else(|| tag(tags, "EventDate"))
+        .and_then(|d| d.get(..4))
+        .and_then(|y| y.parse::<u16>().ok())
+        .unwrap_or(0);
+    let elo = |name| {
+        tag(tags, name)
+            .and_then(|e| e.trim().parse::<u16>().ok())
+            .unwrap_or(0)
+    };
+    GameMeta {
+        result,
+        year,
+        eco: tag(tags, "ECO").and_then(GameMeta::parse_eco).unwrap_or(0),
+        white_elo: elo("WhiteElo"),
+        black_elo: elo("BlackElo"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin1_fallback() {
+        assert_eq!(decode_text(b"Tal"), "Tal");
+        assert_eq!(decode_text(b"Ljubojevi\xe6"), "Ljubojeviæ");
+        assert_eq!(decode_text("Réti".as_bytes()), "Réti");
+    }
+
+    #[test]
+    fn meta() {
+        let tags: Vec<(String, String)> = [
+            ("Date", "1997.05.11"),
+            ("Result", "1-0"),
+            ("ECO", "B33"),
+            ("WhiteElo", "2785"),
+            ("BlackElo", "?"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let m = game_meta(&tags, None);
+        assert_eq!(m.result, GameResult::WhiteWins);
+        assert_eq!(m.year, 1997);
+        assert_eq!(m.eco_string().as_deref(), Some("B33"));
+        assert_eq!((m.white_elo, m.black_elo), (2785, 0));
+    }
+}

@@ -1,0 +1,403 @@
+//! Builds one game's tree from its tokens, playing every move with shakmaty.
+//!
+//! Variations are handled with an explicit stack of open lines (no recursion, so a 10,000-deep
+//! nesting is fine). A broken move cuts only the line it stands in: the rest of that variation is
+//! skipped, the main line and other variations go on. Following the reference CQL, a variation that
+//! is an alternative to the *first* move of another variation is kept in the text but is not part of
+//! the tree (it gets no positions); such variations are counted as "detached".
+
+use cqldb_storage::{CommentPlacement, MoveCode, NO_PARENT};
+use shakmaty::san::{San, SanError, SanPlus};
+use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+
+use crate::lexer::{Lexer, Token};
+use crate::tags::{decode_text, tag};
+
+/// A problem in the game text, at a byte offset of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// Byte offset in the game text.
+    pub offset: usize,
+    /// Short kind, e.g. `illegal-move`.
+    pub kind: &'static str,
+    /// Explanation.
+    pub message: String,
+}
+
+/// A node of the tree in creation (text) order.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Parent node index, [`NO_PARENT`] for the root.
+    pub parent: u32,
+    /// Children in PGN order (index = move index).
+    pub children: Vec<u32>,
+    /// The position.
+    pub pos: Chess,
+    /// The move that reached it.
+    pub mv: MoveCode,
+    /// A line was cut here by a broken move.
+    pub truncated: bool,
+}
+
+/// A comment attached to a node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NodeComment {
+    /// Node index.
+    pub node: u32,
+    /// Before or after the node's move.
+    pub placement: CommentPlacement,
+    /// Body offset in the game text.
+    pub start: usize,
+    /// Body length.
+    pub len: usize,
+}
+
+/// Everything read from one game's text.
+#[derive(Clone, Debug, Default)]
+pub struct GameTree {
+    /// Tag pairs in input order.
+    pub tags: Vec<(String, String)>,
+    /// Nodes in creation order; node 0 is the root. Empty if the start position was unusable.
+    pub nodes: Vec<Node>,
+    /// Comments.
+    pub comments: Vec<NodeComment>,
+    /// NAGs as (node, nag).
+    pub nags: Vec<(u32, u8)>,
+    /// Problems found.
+    pub issues: Vec<Issue>,
+    /// Variations in the text that are not in the tree.
+    pub detached_variations: u32,
+    /// The termination marker, if any.
+    pub termination: Option<String>,
+}
+
+struct Line {
+    last: u32,
+    moves: u32,
+    skip: bool,
+    open_offset: usize,
+    pending: Vec<(usize, usize)>,
+}
+
+fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, String)> {
+    let variant = tag(tags, "Variant").map(|v| v.trim().to_ascii_lowercase());
+    let chess960 = match variant.as_deref() {
+        None | Some("" | "standard" | "from position" | "normal") => false,
+        Some("chess960" | "chess 960" | "960" | "fischerandom" | "fischer random" | "frc") => true,
+        Some(other) => {
+            return Err((
+                "unsupported-variant",
+                format!("variant \"{other}\" is not standard chess; moves not indexed"),
+            ));
+        }
+    };
+    let Some(fen) = tag(tags, "FEN") else {
+        return Ok(Chess::default());
+    };
+    let parsed = Fen::from_ascii(fen.trim().as_bytes())
+        .map_err(|e| ("bad-fen", format!("bad FEN \"{fen}\": {e}")))?;
+    let modes: &[CastlingMode] = if chess960 {
+        &[CastlingMode::Chess960]
+    } else {
+        &[CastlingMode::Standard, CastlingMode::Chess960]
+    };
+    let mut last_err = String::new();
+    for &mode in modes {
+        match parsed.clone().into_position::<Chess>(mode) {
+            Ok(pos) => return Ok(pos),
+            Err(e) => {
+                last_err = e.to_string();
+                // Positions that are only dubious (e.g. a stale en-passant square) are accepted.
+                let lenient = e
+                    .ignore_invalid_ep_square()
+                    .or_else(|e| e.ignore_invalid_castling_rights());
+                if let Ok(pos) = lenient {
+                    return Ok(pos);
+                }
+            }
+        }
+    }
+    Err(("bad-fen", format!("bad FEN \"{fen}\": {last_err}")))
+}
+
+/// Reads a game's text into a tree.
+pub fn build(text: &[u8]) -> GameTree {
+    let mut g = GameTree::default();
+    let mut tokens = Lexer::new(text).peekable();
+    let mut pre_comments = Vec::new();
+    // Tag section (comments before it are kept for the root).
+    while let Some((tok, off)) = tokens.peek() {
+        match tok {
+            Token::Tag { name, value } => {
+                g.tags.push((decode_text(name), decode_text(value)));
+            }
+            Token::BadTag => g.issues.push(Issue {
+                offset: *off,
+                kind: "bad-tag",
+                message: "malformed tag pair; line ignored".into(),
+            }),
+            Token::Comment { start, len, .. } if g.tags.is_empty() => {
+                pre_comments.push((*start, *len));
+            }
+            _ => break,
+        }
+        tokens.next();
+    }
+    let root = match root_position(&g.tags) {
+        Ok(p) => p,
+        Err((kind, message)) => {
+            let offset = find_tag_offset(text, if kind == "bad-fen" { "FEN" } else { "Variant" });
+            g.issues.push(Issue {
+                offset,
+                kind,
+                message,
+            });
+            return g;
+        }
+    };
+    g.nodes.push(Node {
+        parent: NO_PARENT,
+        children: Vec::new(),
+        pos: root,
+        mv: MoveCode::NONE,
+        truncated: false,
+    });
+    for (start, len) in pre_comments {
+        g.comments.push(NodeComment {
+            node: 0,
+            placement: CommentPlacement::After,
+            start,
+            len,
+        });
+    }
+    let mut lines = vec![Line {
+        last: 0,
+        moves: 0,
+        skip: false,
+        open_offset: 0,
+        pending: Vec::new(),
+    }];
+    let mut any_movetext = false;
+    for (tok, off) in tokens {
+        any_movetext = true;
+        let depth = lines.len();
+        let Some(line) = lines.last_mut() else {
+            break;
+        };
+        match tok {
+            Token::San(word) => {
+                if line.skip {
+                    continue;
+                }
+                play(&mut g, line, word, off);
+            }
+            Token::Nag(n) => {
+                if !line.skip && line.moves > 0 {
+                    g.nags.push((line.last, n));
+                }
+            }
+            Token::Comment {
+                start,
+                len,
+                terminated,
+            } => {
+                if !terminated {
+                    g.issues.push(Issue {
+                        offset: off,
+                        kind: "unterminated-comment",
+                        message: "comment opened here is never closed".into(),
+                    });
+                }
+                if line.skip {
+                    continue;
+                }
+                if line.moves == 0 && depth > 1 {
+                    line.pending.push((start, len));
+                } else {
+                    g.comments.push(NodeComment {
+                        node: line.last,
+                        placement: CommentPlacement::After,
+                        start,
+                        len,
+                    });
+                }
+            }
+            Token::Open => {
+                let mut next = Line {
+                    last: 0,
+                    moves: 0,
+                    skip: true,
+                    open_offset: off,
+                    pending: Vec::new(),
+                };
+                if line.skip {
+                } else if line.moves == 0 {
+                    g.issues.push(Issue {
+                        offset: off,
+                        kind: "misplaced-variation",
+                        message: "variation before any move it could be an alternative to; skipped"
+                            .into(),
+                    });
+                } else if depth > 1 && line.moves == 1 {
+                    g.detached_variations += 1;
+                } else {
+                    next.skip = false;
+                    next.last = g.nodes[line.last as usize].parent;
+                }
+                lines.push(next);
+            }
+            Token::Close => {
+                if depth == 1 {
+                    g.issues.push(Issue {
+                        offset: off,
+                        kind: "unmatched-paren",
+                        message: "')' without a matching '('; ignored".into(),
+                    });
+                } else {
+                    lines.pop();
+                }
+            }
+            Token::Result(r) => {
+                if depth == 1 {
+                    g.termination = Some(decode_text(r));
+                }
+            }
+            Token::Unknown(word) => g.issues.push(Issue {
+                offset: off,
+                kind: "unknown-token",
+                message: format!("unknown token \"{}\"; skipped", decode_text(word)),
+            }),
+            Token::Tag { .. } | Token::BadTag => {}
+        }
+    }
+    if lines.len() > 1 {
+        let open = lines[1..]
+            .iter()
+            .map(|l| l.open_offset)
+            .next_back()
+            .unwrap_or(0);
+        g.issues.push(Issue {
+            offset: open,
+            kind: "unterminated-variation",
+            message: format!(
+                "{} variation(s) never closed (innermost opened here)",
+                lines.len() - 1
+            ),
+        });
+    }
+    if !any_movetext {
+        g.issues.push(Issue {
+            offset: text.len(),
+            kind: "no-movetext",
+            message: "game has tags but no movetext".into(),
+        });
+    }
+    g
+}
+
+fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
+    let cut = |g: &mut GameTree, line: &mut Line, kind, message| {
+        g.issues.push(Issue {
+            offset: off,
+            kind,
+            message,
+        });
+        g.nodes[line.last as usize].truncated = true;
+        line.skip = true;
+    };
+    let fixed;
+    let word = if word.starts_with(b"0-0") {
+        fixed = word
+            .iter()
+            .map(|&c| if c == b'0' { b'O' } else { c })
+            .collect::<Vec<u8>>();
+        &fixed[..]
+    } else {
+        word
+    };
+    let Ok(san) = SanPlus::from_ascii(word) else {
+        g.issues.push(Issue {
+            offset: off,
+            kind: "unknown-token",
+            message: format!("unknown token \"{}\"; skipped", decode_text(word)),
+        });
+        return;
+    };
+    let parent = line.last;
+    let pos = &g.nodes[parent as usize].pos;
+    let (next, mv) = if san.san == San::Null {
+        if pos.is_check() {
+            cut(
+                g,
+                line,
+                "null-move-in-check",
+                "null move while in check; rest of the line dropped".into(),
+            );
+            return;
+        }
+        let king = pos.board().king_of(pos.turn());
+        match pos.clone().swap_turn() {
+            Ok(p) => (p, king.map_or(MoveCode::NONE, MoveCode::null)),
+            Err(_) => {
+                cut(
+                    g,
+                    line,
+                    "illegal-move",
+                    "null move is not possible here; rest of the line dropped".into(),
+                );
+                return;
+            }
+        }
+    } else {
+        match san.san.to_move(pos) {
+            Ok(m) => {
+                let mut p = pos.clone();
+                p.play_unchecked(m);
+                (p, MoveCode::from_move(&m))
+            }
+            Err(e) => {
+                let (kind, what) = match e {
+                    SanError::AmbiguousSan => ("ambiguous-move", "ambiguous"),
+                    _ => ("illegal-move", "illegal"),
+                };
+                cut(
+                    g,
+                    line,
+                    kind,
+                    format!(
+                        "{what} move \"{}\" in {}; rest of the line dropped",
+                        decode_text(word),
+                        Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+                    ),
+                );
+                return;
+            }
+        }
+    };
+    let id = g.nodes.len() as u32;
+    g.nodes.push(Node {
+        parent,
+        children: Vec::new(),
+        pos: next,
+        mv,
+        truncated: false,
+    });
+    g.nodes[parent as usize].children.push(id);
+    for (start, len) in line.pending.drain(..) {
+        g.comments.push(NodeComment {
+            node: id,
+            placement: CommentPlacement::Before,
+            start,
+            len,
+        });
+    }
+    line.last = id;
+    line.moves += 1;
+}
+
+fn find_tag_offset(text: &[u8], name: &str) -> usize {
+    let needle = format!("[{name} ");
+    text.windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .unwrap_or(0)
+}

@@ -1,0 +1,226 @@
+//! Position blocks: the columns of a run of whole games, packed and zstd-compressed together.
+//!
+//! A block holds every position of its games (blocks never split a game, so a parent is always in
+//! the same block as its child) as one little-endian array per column, plus the games' root piece
+//! placements, comments and NAGs. The board and Zobrist columns are derived on decode (see
+//! `replay.rs`). Parents are stored as `id - parent` (1 for a main-line move) and
+//! the board column as moves (see `replay.rs`), which is what makes a block compress well.
+
+use shakmaty::{Bitboard, Square};
+
+use crate::replay::apply_move;
+use crate::schema::{
+    Bitboards, CommentPlacement, CommentRef, MaterialSignature, MoveCode, NO_PARENT, NagRef,
+    PositionFlags, PositionRecord,
+};
+
+/// zstd level for position blocks (fast to decode, good on the delta-coded columns).
+const BLOCK_LEVEL: i32 = 3;
+
+/// One decoded block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DecodedBlock {
+    /// Positions in segment-local id order.
+    pub positions: Vec<PositionRecord>,
+    /// Comments, positions given as indexes into `positions`.
+    pub comments: Vec<CommentRef>,
+    /// NAGs, positions given as indexes into `positions`.
+    pub nags: Vec<NagRef>,
+}
+
+/// Little-endian column writer.
+struct Out(Vec<u8>);
+
+impl Out {
+    fn col<T>(&mut self, items: &[T], f: impl Fn(&T) -> u64, width: usize) {
+        self.col_iter(items.len(), items.iter(), f, width);
+    }
+
+    fn col_iter<'a, T: 'a>(
+        &mut self,
+        n: usize,
+        items: impl Iterator<Item = &'a T>,
+        f: impl Fn(&T) -> u64,
+        width: usize,
+    ) {
+        self.0.extend_from_slice(&(n as u32).to_le_bytes());
+        for it in items {
+            self.0.extend_from_slice(&f(it).to_le_bytes()[..width]);
+        }
+    }
+}
+
+/// Little-endian column reader; every read is bounds-checked (a corrupt block is an error).
+struct In<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl In<'_> {
+    fn col(&mut self, width: usize) -> Option<Vec<u64>> {
+        let n = u32::from_le_bytes(self.buf.get(self.at..self.at + 4)?.try_into().ok()?) as usize;
+        self.at += 4;
+        let bytes = self
+            .buf
+            .get(self.at..self.at.checked_add(n.checked_mul(width)?)?)?;
+        self.at += n * width;
+        Some(
+            bytes
+                .chunks_exact(width)
+                .map(|c| {
+                    let mut b = [0u8; 8];
+                    b[..width].copy_from_slice(c);
+                    u64::from_le_bytes(b)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Packs and compresses a block. `games` are whole games in id order, parents given as game-local
+/// ids (as in [`PositionRecord::parent`]); comment and NAG positions are block-local.
+pub fn encode_block(
+    games: &[Vec<PositionRecord>],
+    comments: &[CommentRef],
+    nags: &[NagRef],
+) -> Vec<u8> {
+    let n: usize = games.iter().map(Vec::len).sum();
+    let all = || games.iter().flatten();
+    let mut o = Out(Vec::with_capacity(n * 60 + 256));
+    let deltas: Vec<u32> = games
+        .iter()
+        .flat_map(|g| {
+            g.iter().enumerate().map(|(i, p)| {
+                if p.parent == NO_PARENT {
+                    0
+                } else {
+                    (i as u32).wrapping_sub(p.parent)
+                }
+            })
+        })
+        .collect();
+    o.col(&deltas, |d| u64::from(*d), 4);
+    o.col_iter(n, all(), |p| u64::from(p.child_index), 4);
+    o.col_iter(n, all(), |p| u64::from(p.children), 4);
+    o.col_iter(n, all(), |p| u64::from(p.ply), 4);
+    o.col_iter(n, all(), |p| u64::from(p.depth), 4);
+    o.col_iter(n, all(), |p| u64::from(p.move_number), 4);
+    o.col_iter(n, all(), |p| u64::from(p.flags.0), 2);
+    o.col_iter(n, all(), |p| u64::from(p.mv.0), 4);
+    o.col_iter(n, all(), |p| p.castling.0, 8);
+    o.col_iter(n, all(), |p| p.ep_square.map_or(64, u64::from), 1);
+    o.col_iter(n, all(), |p| u64::from(p.halfmove_clock), 4);
+    o.col_iter(n, all(), |p| p.material.0, 8);
+    let roots: Vec<&PositionRecord> = games.iter().filter_map(|g| g.first()).collect();
+    for i in 0..8 {
+        o.col(&roots, |p| p.board.0[i], 8);
+    }
+    o.col(comments, |c| u64::from(c.position), 4);
+    o.col(
+        comments,
+        |c| u64::from(c.placement == CommentPlacement::Before),
+        1,
+    );
+    o.col(comments, |c| u64::from(c.start), 4);
+    o.col(comments, |c| u64::from(c.len), 4);
+    o.col(nags, |n| u64::from(n.position), 4);
+    o.col(nags, |n| u64::from(n.nag), 1);
+    // Compressing into a Vec cannot fail for a valid level.
+    zstd::bulk::compress(&o.0, BLOCK_LEVEL).unwrap_or_default()
+}
+
+/// Decompresses and unpacks a block; `None` if it is malformed. `raw_len` bounds the allocation.
+pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
+    let raw = zstd::bulk::decompress(data, raw_len).ok()?;
+    let mut r = In { buf: &raw, at: 0 };
+    let parent_delta = r.col(4)?;
+    let n = parent_delta.len();
+    let cols: Vec<Vec<u64>> = [4, 4, 4, 4, 4, 2, 4, 8, 1, 4, 8]
+        .iter()
+        .map(|&w| r.col(w).filter(|c| c.len() == n))
+        .collect::<Option<_>>()?;
+    let root_cols: Vec<Vec<u64>> = (0..8).map(|_| r.col(8)).collect::<Option<_>>()?;
+    let mut positions: Vec<PositionRecord> = Vec::with_capacity(n);
+    let mut next_root = 0usize;
+    let mut game_start = 0usize;
+    for i in 0..n {
+        let flags = PositionFlags(cols[5][i] as u16);
+        let mv = MoveCode(cols[6][i] as u32);
+        let (parent, board) = if parent_delta[i] == 0 {
+            let mut b = [0u64; 8];
+            for (k, col) in root_cols.iter().enumerate() {
+                b[k] = *col.get(next_root)?;
+            }
+            next_root += 1;
+            game_start = i;
+            (NO_PARENT, Bitboards(b))
+        } else {
+            let p = i.checked_sub(parent_delta[i] as usize)?;
+            if p < game_start {
+                return None;
+            }
+            let parent = positions.get(p)?;
+            let mut b = parent.board;
+            apply_move(&mut b, parent.turn(), mv);
+            ((p - game_start) as u32, b)
+        };
+        positions.push(PositionRecord {
+            parent,
+            child_index: cols[0][i] as u32,
+            children: cols[1][i] as u32,
+            ply: cols[2][i] as u32,
+            depth: cols[3][i] as u32,
+            move_number: cols[4][i] as u32,
+            flags,
+            mv,
+            castling: Bitboard(cols[7][i]),
+            ep_square: (cols[8][i] < 64).then(|| Square::new(cols[8][i] as u32)),
+            halfmove_clock: cols[9][i] as u32,
+            zobrist: 0,
+            material: MaterialSignature(cols[10][i]),
+            board,
+        });
+        if let Some(last) = positions.last_mut() {
+            last.zobrist = crate::replay::zobrist(last);
+        }
+    }
+    let cpos = r.col(4)?;
+    let cplace = r.col(1)?;
+    let cstart = r.col(4)?;
+    let clen = r.col(4)?;
+    let comments = (0..cpos.len())
+        .map(|i| {
+            Some(CommentRef {
+                position: *cpos.get(i)? as u32,
+                placement: if *cplace.get(i)? == 1 {
+                    CommentPlacement::Before
+                } else {
+                    CommentPlacement::After
+                },
+                start: *cstart.get(i)? as u32,
+                len: *clen.get(i)? as u32,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let npos = r.col(4)?;
+    let nval = r.col(1)?;
+    let nags = npos
+        .iter()
+        .zip(&nval)
+        .map(|(&p, &v)| NagRef {
+            position: p as u32,
+            nag: v as u8,
+        })
+        .collect();
+    Some(DecodedBlock {
+        positions,
+        comments,
+        nags,
+    })
+}
+
+/// Upper bound of a block's unpacked size (for the decompression buffer).
+pub fn raw_block_len(games: &[Vec<PositionRecord>], c: &[CommentRef], n: &[NagRef]) -> usize {
+    let positions: usize = games.iter().map(Vec::len).sum();
+    4 * 27 + positions * 55 + games.len() * 64 + c.len() * 13 + n.len() * 5
+}

@@ -1,0 +1,361 @@
+//! A database directory: the catalog, its segments and their tag indexes.
+//!
+//! [`DbWriter`] appends games: it fills a [`SegmentBuilder`], writes each full segment under a
+//! fresh name, and on [`DbWriter::commit`] records all of them in the catalog in one transaction.
+//! A process killed before that commit leaves only unreferenced files, which the next writer
+//! deletes; readers never see them. [`Database`] opens the committed state read-only.
+
+use std::path::{Path, PathBuf};
+
+use roaring::RoaringBitmap;
+
+use crate::batch::{EncodedBatch, encode_batch};
+use crate::bitmap::BitmapKey;
+use crate::catalog::{CatalogWriter, SegmentEntry, read_catalog};
+use crate::columns::DecodedBlock;
+use crate::error::{Result, StorageError};
+use crate::segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentBuilder};
+use crate::tags::{TagReader, TagWriter};
+
+/// Knobs of a writer.
+#[derive(Copy, Clone, Debug)]
+pub struct WriterOptions {
+    /// A segment is closed once it holds this many positions (bounds the writer's memory).
+    pub segment_positions: u64,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        Self {
+            segment_positions: 4_000_000,
+        }
+    }
+}
+
+/// Appends games to a database, atomically.
+pub struct DbWriter {
+    dir: PathBuf,
+    catalog: CatalogWriter,
+    options: WriterOptions,
+    next_id: u64,
+    next_game: u64,
+    next_position: u64,
+    written: Vec<SegmentEntry>,
+    current: Option<(SegmentBuilder, TagWriter, u64)>,
+    files: Vec<String>,
+}
+
+/// What a commit added.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommitSummary {
+    /// Segments added.
+    pub segments: u64,
+    /// Games added.
+    pub games: u64,
+    /// Positions added.
+    pub positions: u64,
+    /// Problems recorded.
+    pub issues: u64,
+}
+
+impl DbWriter {
+    /// Opens the database in `dir` for appending, creating it if needed, and removes files left
+    /// by an earlier writer that never committed.
+    pub fn open(dir: &Path, options: WriterOptions) -> Result<Self> {
+        std::fs::create_dir_all(dir).map_err(StorageError::io(dir))?;
+        let catalog = CatalogWriter::open_or_create(dir)?;
+        let (next_id, segments) = catalog.state()?;
+        remove_orphans(dir, &segments)?;
+        let (next_game, next_position) = segments.iter().fold((1, 0), |(g, p), s| {
+            (
+                g.max(s.first_game + s.games),
+                p.max(s.first_position + s.positions),
+            )
+        });
+        Ok(Self {
+            dir: dir.to_owned(),
+            catalog,
+            options,
+            next_id,
+            next_game,
+            next_position,
+            written: Vec::new(),
+            current: None,
+            files: Vec::new(),
+        })
+    }
+
+    /// Number the next game pushed will get.
+    pub fn next_game_number(&self) -> u64 {
+        self.next_game
+    }
+
+    /// Registers a source file name; returns the index to put in [`NewGame::file`].
+    pub fn add_file(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.files.iter().position(|f| f == name) {
+            return i as u32;
+        }
+        self.files.push(name.to_owned());
+        (self.files.len() - 1) as u32
+    }
+
+    /// Appends one game; returns its global game number. (Batches compress better; see
+    /// [`DbWriter::push_batch`].)
+    pub fn push_game(&mut self, game: NewGame) -> Result<u64> {
+        self.push_batch(encode_batch(vec![game]))
+    }
+
+    /// Appends a batch encoded with [`encode_batch`] (file indexes as returned by
+    /// [`DbWriter::add_file`]); returns the global number of its first game.
+    pub fn push_batch(&mut self, batch: EncodedBatch) -> Result<u64> {
+        if self.current.is_none() {
+            let id = self.next_id;
+            self.next_id += 1;
+            let tags = TagWriter::create(&self.dir.join(SegmentEntry::tags_dir(id)))?;
+            self.current = Some((SegmentBuilder::new(), tags, id));
+        }
+        let Some((builder, tags, _)) = self.current.as_mut() else {
+            unreachable!("a segment was just opened")
+        };
+        let first_local = builder.games() as u32;
+        for (i, game) in batch.games.iter().enumerate() {
+            tags.add(first_local + i as u32, &game.tags)?;
+        }
+        let mut map = Vec::new();
+        for game in &batch.games {
+            let name = self
+                .files
+                .get(game.file as usize)
+                .map_or("?", String::as_str);
+            let idx = builder.add_file(name);
+            if map.len() <= game.file as usize {
+                map.resize(game.file as usize + 1, 0);
+            }
+            map[game.file as usize] = idx;
+        }
+        let number = self.next_game;
+        self.next_game += batch.games.len() as u64;
+        builder.push_batch(batch, &|f| map.get(f as usize).copied().unwrap_or(0));
+        if builder.positions() >= self.options.segment_positions {
+            self.close_segment()?;
+        }
+        Ok(number)
+    }
+
+    fn close_segment(&mut self) -> Result<()> {
+        let Some((builder, tags, id)) = self.current.take() else {
+            return Ok(());
+        };
+        let path = self.dir.join(SegmentEntry::segment_file(id));
+        let stats = builder.write(&path)?;
+        tags.finish()?;
+        let bytes = file_bytes(&path)? + file_bytes(&self.dir.join(SegmentEntry::tags_dir(id)))?;
+        self.written.push(SegmentEntry {
+            id,
+            first_game: self.next_game - stats.games,
+            first_position: self.next_position,
+            games: stats.games,
+            positions: stats.positions,
+            variations: stats.variations,
+            issues: stats.issues,
+            bytes,
+        });
+        self.next_position += stats.positions;
+        Ok(())
+    }
+
+    /// Writes the last segment and makes everything pushed part of the database, atomically.
+    pub fn commit(mut self) -> Result<CommitSummary> {
+        self.close_segment()?;
+        sync_dir(&self.dir)?;
+        self.catalog.commit(&self.written)?;
+        Ok(CommitSummary {
+            segments: self.written.len() as u64,
+            games: self.written.iter().map(|s| s.games).sum(),
+            positions: self.written.iter().map(|s| s.positions).sum(),
+            issues: self.written.iter().map(|s| s.issues).sum(),
+        })
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    // Directory fsync makes the new file names durable before the catalog names them.
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(StorageError::io(dir))
+}
+
+fn file_bytes(path: &Path) -> Result<u64> {
+    let meta = std::fs::metadata(path).map_err(StorageError::io(path))?;
+    if !meta.is_dir() {
+        return Ok(meta.len());
+    }
+    let mut total = 0;
+    for entry in std::fs::read_dir(path).map_err(StorageError::io(path))? {
+        let entry = entry.map_err(StorageError::io(path))?;
+        total += file_bytes(&entry.path())?;
+    }
+    Ok(total)
+}
+
+fn remove_orphans(dir: &Path, committed: &[SegmentEntry]) -> Result<()> {
+    let keep: Vec<String> = committed
+        .iter()
+        .flat_map(|s| {
+            [
+                SegmentEntry::segment_file(s.id),
+                SegmentEntry::tags_dir(s.id),
+            ]
+        })
+        .collect();
+    for entry in std::fs::read_dir(dir).map_err(StorageError::io(dir))? {
+        let entry = entry.map_err(StorageError::io(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("seg-") && !keep.contains(&name) {
+            let p = entry.path();
+            let r = if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+            r.map_err(StorageError::io(&p))?;
+        }
+    }
+    Ok(())
+}
+
+/// Totals over a whole database.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct DbStats {
+    /// Segments.
+    pub segments: u64,
+    /// Games.
+    pub games: u64,
+    /// Positions.
+    pub positions: u64,
+    /// Secondary moves.
+    pub variations: u64,
+    /// Recorded problems.
+    pub issues: u64,
+    /// Bytes on disk, catalog included.
+    pub bytes: u64,
+}
+
+/// A database opened for reading: the committed segments, verified.
+pub struct Database {
+    dir: PathBuf,
+    entries: Vec<SegmentEntry>,
+    segments: Vec<Segment>,
+}
+
+impl Database {
+    /// Opens the committed state of the database in `dir` and verifies every segment's checksum.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let mut entries = read_catalog(dir)?;
+        entries.sort_by_key(|e| e.first_game);
+        let segments = entries
+            .iter()
+            .map(|e| Segment::open(&dir.join(SegmentEntry::segment_file(e.id))))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            dir: dir.to_owned(),
+            entries,
+            segments,
+        })
+    }
+
+    /// Totals.
+    pub fn stats(&self) -> Result<DbStats> {
+        let catalog = file_bytes(&self.dir.join(crate::catalog::CATALOG_FILE))?;
+        Ok(DbStats {
+            segments: self.entries.len() as u64,
+            games: self.entries.iter().map(|e| e.games).sum(),
+            positions: self.entries.iter().map(|e| e.positions).sum(),
+            variations: self.entries.iter().map(|e| e.variations).sum(),
+            issues: self.entries.iter().map(|e| e.issues).sum(),
+            bytes: catalog + self.entries.iter().map(|e| e.bytes).sum::<u64>(),
+        })
+    }
+
+    /// The catalog entries and opened segments, in game order.
+    pub fn segments(&self) -> impl Iterator<Item = (&SegmentEntry, &Segment)> {
+        self.entries.iter().zip(&self.segments)
+    }
+
+    /// Number of games.
+    pub fn game_count(&self) -> u64 {
+        self.entries.iter().map(|e| e.games).sum()
+    }
+
+    fn locate(&self, game: u64) -> Result<(usize, u32)> {
+        let i = self
+            .entries
+            .partition_point(|e| e.first_game + e.games <= game);
+        match self.entries.get(i) {
+            Some(e) if game >= e.first_game => Ok((i, (game - e.first_game) as u32)),
+            _ => Err(StorageError::NotFound {
+                what: "game",
+                number: game,
+                available: self.game_count(),
+            }),
+        }
+    }
+
+    /// Provenance and attributes of game `game` (numbered from 1).
+    pub fn game_info(&self, game: u64) -> Result<GameInfo> {
+        let (s, local) = self.locate(game)?;
+        self.segments[s].game_info(local)
+    }
+
+    /// The original text of a game.
+    pub fn game_text(&self, game: u64) -> Result<Vec<u8>> {
+        let (s, local) = self.locate(game)?;
+        self.segments[s].game_text(local)
+    }
+
+    /// The position table of a game, with its comments and NAGs.
+    pub fn game_positions(&self, game: u64) -> Result<DecodedBlock> {
+        let (s, local) = self.locate(game)?;
+        self.segments[s].game_positions(local)
+    }
+
+    /// Every recorded problem: (global game number, source file, issue).
+    pub fn issues(&self) -> Vec<(u64, String, IssueRecord)> {
+        self.segments()
+            .flat_map(|(e, s)| {
+                s.issues()
+                    .into_iter()
+                    .map(move |(i, f)| (e.first_game + u64::from(i.game), f, i))
+            })
+            .collect()
+    }
+
+    /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).
+    pub fn search_tags(&self, query: &str) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            let reader = TagReader::open(&self.dir.join(SegmentEntry::tags_dir(e.id)))?;
+            out.extend(
+                reader
+                    .search(query)?
+                    .into_iter()
+                    .map(|g| e.first_game + u64::from(g)),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Number of positions (over all segments) in a bitmap; games for game keys.
+    pub fn bitmap_count(&self, key: BitmapKey) -> Result<u64> {
+        let mut n = 0;
+        for s in &self.segments {
+            n += s.bitmap(key)?.len();
+        }
+        Ok(n)
+    }
+
+    /// A bitmap of one segment (segment-local ids).
+    pub fn segment_bitmap(&self, segment: usize, key: BitmapKey) -> Result<RoaringBitmap> {
+        self.segments[segment].bitmap(key)
+    }
+}

@@ -1,0 +1,73 @@
+//! The one error type of the storage crate.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while reading or writing a database.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// An operating-system level failure, with the file it concerned.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory that failed.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file failed its checksum, magic or structure check.
+    #[error("{path}: corrupt file: {reason}")]
+    Corrupt {
+        /// The damaged file.
+        path: PathBuf,
+        /// What check failed.
+        reason: String,
+    },
+    /// The database directory does not exist or holds no catalog.
+    #[error("{0}: not a cqldb database (no catalog.redb); build one with `cqldb index`")]
+    NotADatabase(PathBuf),
+    /// The catalog was written by a newer or older, incompatible schema.
+    #[error("{path}: schema version {found}, this build reads version {expected}")]
+    SchemaMismatch {
+        /// The catalog file.
+        path: PathBuf,
+        /// The version found on disk.
+        found: u64,
+        /// The version this build writes and reads.
+        expected: u64,
+    },
+    /// Another process holds the database open for writing.
+    #[error("{0}: the database is in use by another cqldb process")]
+    Locked(PathBuf),
+    /// A failure inside the redb catalog.
+    #[error("catalog: {0}")]
+    Catalog(String),
+    /// A failure inside the tantivy tag index.
+    #[error("tag index: {0}")]
+    Tags(#[from] tantivy::TantivyError),
+    /// A game or position number outside the database.
+    #[error("{what} {number} does not exist (the database holds {available})")]
+    NotFound {
+        /// "game" or "position".
+        what: &'static str,
+        /// The number asked for.
+        number: u64,
+        /// How many there are.
+        available: u64,
+    },
+}
+
+impl StorageError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StorageError {
+        let path = path.into();
+        move |source| StorageError::Io { path, source }
+    }
+
+    pub(crate) fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> StorageError {
+        StorageError::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Result alias for the storage crate.
+pub type Result<T, E = StorageError> = std::result::Result<T, E>;

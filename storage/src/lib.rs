@@ -1,0 +1,36 @@
+//! Persistent storage of cqldb: everything that is on disk and how it is read back.
+//!
+//! Owns the on-disk formats: the row types ([`PositionRecord`], [`GameMeta`]), segments of
+//! position columns archived with rkyv and read in place from memory maps (checksummed, verified on
+//! open), roaring bitmap indexes, per-segment tantivy tag indexes, and the redb catalog that makes a
+//! batch of new segments visible in one atomic commit.
+//!
+//! It must not know about PGN, query languages or the command line: the indexer hands it finished
+//! [`NewGame`]s, and planners and executors read [`Database`]s.
+//!
+//! Flow: [`DbWriter::open`] → [`DbWriter::push_game`]… → [`DbWriter::commit`]; then
+//! [`Database::open`] → [`Database::game_positions`], [`Database::search_tags`], bitmaps.
+
+pub mod batch;
+pub mod bitmap;
+pub mod catalog;
+pub mod columns;
+pub mod db;
+pub mod error;
+pub mod file;
+pub mod replay;
+pub mod schema;
+pub mod segment;
+pub mod tags;
+
+pub use batch::{EncodedBatch, encode_batch};
+pub use bitmap::BitmapKey;
+pub use catalog::SegmentEntry;
+pub use columns::DecodedBlock;
+pub use db::{CommitSummary, Database, DbStats, DbWriter, WriterOptions};
+pub use error::{Result, StorageError};
+pub use schema::{
+    Bitboards, CommentPlacement, CommentRef, GameMeta, GameResult, MaterialSignature, MoveCode,
+    MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION,
+};
+pub use segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentStats};

@@ -1,0 +1,475 @@
+//! Segments: the immutable unit of the index (one file, rkyv-archived, read in place).
+//!
+//! A segment holds a run of consecutive games: per-game columns (uncompressed, read zero-copy),
+//! position blocks (see `columns.rs`), the original game text in zstd chunks, the bitmap indexes
+//! and the ingest errors. [`SegmentBuilder`] writes one; [`Segment`] reads it.
+
+use std::path::{Path, PathBuf};
+
+use rkyv::{Archive, Deserialize, Serialize};
+use roaring::RoaringBitmap;
+
+use crate::batch::EncodedBatch;
+use crate::bitmap::{BitmapBuilder, BitmapKey};
+use crate::columns::{DecodedBlock, decode_block};
+use crate::error::{Result, StorageError};
+use crate::file::{MappedFile, write_file};
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags, PositionRecord};
+
+const MAGIC: &[u8; 8] = b"CQLDBSEG";
+
+/// A problem found while reading one game, as stored.
+#[derive(Archive, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct IssueRecord {
+    /// Segment-local game number.
+    pub game: u32,
+    /// 1-based line in the source file.
+    pub line: u32,
+    /// 1-based column (in bytes).
+    pub column: u32,
+    /// Short machine-readable kind, e.g. `illegal-move`.
+    pub kind: String,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// One game handed to a [`SegmentBuilder`].
+#[derive(Clone, Debug, Default)]
+pub struct NewGame {
+    /// Index of the source file in the builder's file list.
+    pub file: u32,
+    /// 1-based line of the game's first byte in its file.
+    pub line: u32,
+    /// Byte offset of the game's first byte in the (decompressed) file.
+    pub byte_offset: u64,
+    /// The game text exactly as read.
+    pub text: Vec<u8>,
+    /// Tag pairs in input order (names and values decoded to UTF-8).
+    pub tags: Vec<(String, String)>,
+    /// Result, year, ECO, Elos.
+    pub meta: Option<GameMeta>,
+    /// The game tree in position-id order.
+    pub positions: Vec<PositionRecord>,
+    /// Comments (positions are game-local ids).
+    pub comments: Vec<CommentRef>,
+    /// NAGs (positions are game-local ids).
+    pub nags: Vec<NagRef>,
+    /// Problems found; the legal part of the game is still stored.
+    pub issues: Vec<IssueRecord>,
+    /// Variations that are not part of the tree (kept in the text only).
+    pub detached_variations: u32,
+}
+
+#[derive(Archive, Serialize, Deserialize, Default)]
+struct GameColumns {
+    /// Segment-local id of each game's root; one extra entry closes the last game.
+    pos_start: Vec<u32>,
+    block: Vec<u32>,
+    text_chunk: Vec<u32>,
+    text_offset: Vec<u32>,
+    text_len: Vec<u32>,
+    file: Vec<u32>,
+    line: Vec<u32>,
+    byte_offset: Vec<u64>,
+    result: Vec<u8>,
+    year: Vec<u16>,
+    eco: Vec<u16>,
+    white_elo: Vec<u16>,
+    black_elo: Vec<u16>,
+    issues: Vec<u32>,
+    detached_variations: Vec<u32>,
+}
+
+#[derive(Archive, Serialize, Deserialize)]
+struct BlockEntry {
+    first_position: u32,
+    positions: u32,
+    first_game: u32,
+    raw_len: u32,
+    data: Vec<u8>,
+}
+
+#[derive(Archive, Serialize, Deserialize)]
+struct SegmentData {
+    files: Vec<String>,
+    games: GameColumns,
+    blocks: Vec<BlockEntry>,
+    text_chunks: Vec<Vec<u8>>,
+    bitmap_keys: Vec<u64>,
+    bitmap_blobs: Vec<Vec<u8>>,
+    issues: Vec<IssueRecord>,
+    variations: u64,
+}
+
+/// Totals of a segment.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SegmentStats {
+    /// Games.
+    pub games: u64,
+    /// Positions.
+    pub positions: u64,
+    /// Variations: moves that are not the primary move (positions with child index > 0).
+    pub variations: u64,
+    /// Recorded problems.
+    pub issues: u64,
+}
+
+/// Builds one segment from encoded batches and writes it.
+pub struct SegmentBuilder {
+    data: SegmentData,
+    bitmaps: BitmapBuilder,
+    positions: u64,
+}
+
+impl Default for SegmentBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SegmentBuilder {
+    /// An empty segment.
+    pub fn new() -> Self {
+        Self {
+            data: SegmentData {
+                files: Vec::new(),
+                games: GameColumns::default(),
+                blocks: Vec::new(),
+                text_chunks: Vec::new(),
+                bitmap_keys: Vec::new(),
+                bitmap_blobs: Vec::new(),
+                issues: Vec::new(),
+                variations: 0,
+            },
+            bitmaps: BitmapBuilder::new(),
+            positions: 0,
+        }
+    }
+
+    /// Registers a source file name and returns its index in this segment.
+    pub fn add_file(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.data.files.iter().position(|f| f == name) {
+            return i as u32;
+        }
+        self.data.files.push(name.to_owned());
+        (self.data.files.len() - 1) as u32
+    }
+
+    /// Games added so far.
+    pub fn games(&self) -> u64 {
+        self.data.games.result.len() as u64
+    }
+
+    /// Positions added so far.
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// Appends a batch; `file_map` maps the batch's file indexes to this segment's.
+    pub fn push_batch(&mut self, batch: EncodedBatch, file_map: &dyn Fn(u32) -> u32) {
+        let first_game = self.games() as u32;
+        let base = self.positions as u32;
+        let block = self.data.blocks.len() as u32;
+        let chunk = self.data.text_chunks.len() as u32;
+        let mut pos = base;
+        for (i, game) in batch.games.iter().enumerate() {
+            let g = &mut self.data.games;
+            g.pos_start.push(pos);
+            pos += game.positions;
+            g.block.push(block);
+            g.text_chunk.push(chunk);
+            g.text_offset.push(game.text_offset);
+            g.text_len.push(game.text_len);
+            g.file.push(file_map(game.file));
+            g.line.push(game.line);
+            g.byte_offset.push(game.byte_offset);
+            g.result.push(game.meta.result as u8);
+            g.year.push(game.meta.year);
+            g.eco.push(game.meta.eco);
+            g.white_elo.push(game.meta.white_elo);
+            g.black_elo.push(game.meta.black_elo);
+            g.issues.push(game.issues);
+            g.detached_variations.push(game.detached_variations);
+            self.bitmaps.push_game(first_game + i as u32, &game.meta);
+        }
+        self.data
+            .issues
+            .extend(batch.issues.iter().map(|is| IssueRecord {
+                game: is.game + first_game,
+                ..is.clone()
+            }));
+        self.data.blocks.push(BlockEntry {
+            first_position: base,
+            positions: batch.positions,
+            first_game,
+            raw_len: batch.block_raw_len,
+            data: batch.block,
+        });
+        self.data.text_chunks.push(batch.text);
+        self.bitmaps.add_runs(base, &batch.runs);
+        self.data.variations += batch.variations;
+        self.positions += u64::from(batch.positions);
+    }
+
+    /// Serialises the segment to a new file at `path` (synced), returning its totals.
+    pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
+        self.data.games.pos_start.push(self.positions as u32);
+        let (keys, blobs) = std::mem::take(&mut self.bitmaps).finish();
+        self.data.bitmap_keys = keys;
+        self.data.bitmap_blobs = blobs;
+        let stats = SegmentStats {
+            games: self.data.games.result.len() as u64,
+            positions: self.positions,
+            variations: self.data.variations,
+            issues: self.data.issues.len() as u64,
+        };
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&self.data)
+            .map_err(|e| StorageError::corrupt(path, format!("serialising segment: {e}")))?;
+        write_file(path, MAGIC, &bytes)?;
+        Ok(stats)
+    }
+}
+
+/// A read-only, verified segment.
+pub struct Segment {
+    path: PathBuf,
+    file: MappedFile,
+}
+
+/// The location and provenance of one game inside a segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameInfo {
+    /// Segment-local game number.
+    pub local: u32,
+    /// Source file name.
+    pub file: String,
+    /// 1-based line of the game's first byte.
+    pub line: u32,
+    /// Byte offset in the decompressed source.
+    pub byte_offset: u64,
+    /// Number of positions in its tree.
+    pub positions: u32,
+    /// Result and other indexed attributes.
+    pub meta: GameMeta,
+    /// Number of recorded problems.
+    pub issues: u32,
+    /// Variations kept in the text but not in the tree.
+    pub detached_variations: u32,
+}
+
+impl Segment {
+    /// Opens and verifies a segment file (checksum and archive structure).
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = MappedFile::open(path, MAGIC)?;
+        rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
+            .map_err(|e| StorageError::corrupt(path, format!("bad archive: {e}")))?;
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    fn data(&self) -> &ArchivedSegmentData {
+        // SAFETY: the payload was validated by `rkyv::access` in `open`, and the mapping is
+        // immutable for the life of `self`.
+        unsafe { rkyv::access_unchecked::<ArchivedSegmentData>(self.file.payload()) }
+    }
+
+    fn corrupt(&self, what: &str) -> StorageError {
+        StorageError::corrupt(&self.path, what)
+    }
+
+    /// Number of games.
+    pub fn games(&self) -> u32 {
+        self.data().games.result.len() as u32
+    }
+
+    /// Number of positions.
+    pub fn positions(&self) -> u64 {
+        self.data()
+            .games
+            .pos_start
+            .last()
+            .map_or(0, |p| u64::from(p.to_native()))
+    }
+
+    /// Totals.
+    pub fn stats(&self) -> SegmentStats {
+        let d = self.data();
+        SegmentStats {
+            games: u64::from(self.games()),
+            positions: self.positions(),
+            variations: d.variations.to_native(),
+            issues: d.issues.len() as u64,
+        }
+    }
+
+    /// Provenance and attributes of a game.
+    pub fn game_info(&self, local: u32) -> Result<GameInfo> {
+        let g = &self.data().games;
+        let i = local as usize;
+        if i >= g.result.len() {
+            return Err(self.corrupt("game number out of range"));
+        }
+        let file = g.file[i].to_native() as usize;
+        Ok(GameInfo {
+            local,
+            file: self
+                .data()
+                .files
+                .get(file)
+                .map_or_else(|| "?".to_owned(), |f| f.as_str().to_owned()),
+            line: g.line[i].to_native(),
+            byte_offset: g.byte_offset[i].to_native(),
+            positions: g.pos_start[i + 1].to_native() - g.pos_start[i].to_native(),
+            meta: GameMeta {
+                result: GameResult::from_u8(g.result[i]),
+                year: g.year[i].to_native(),
+                eco: g.eco[i].to_native(),
+                white_elo: g.white_elo[i].to_native(),
+                black_elo: g.black_elo[i].to_native(),
+            },
+            issues: g.issues[i].to_native(),
+            detached_variations: g.detached_variations[i].to_native(),
+        })
+    }
+
+    /// The original text of a game, byte for byte.
+    pub fn game_text(&self, local: u32) -> Result<Vec<u8>> {
+        let g = &self.data().games;
+        let i = local as usize;
+        let chunk = g
+            .text_chunk
+            .get(i)
+            .ok_or_else(|| self.corrupt("no such game"))?;
+        let data = self
+            .data()
+            .text_chunks
+            .get(chunk.to_native() as usize)
+            .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
+        let raw = zstd::stream::decode_all(data.as_slice())
+            .map_err(|e| self.corrupt(&format!("text chunk: {e}")))?;
+        let start = g.text_offset[i].to_native() as usize;
+        let end = start + g.text_len[i].to_native() as usize;
+        raw.get(start..end)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| self.corrupt("game text out of chunk bounds"))
+    }
+
+    /// Number of position blocks.
+    pub fn block_count(&self) -> usize {
+        self.data().blocks.len()
+    }
+
+    /// Segment-local id of the first position and first game of a block.
+    pub fn block_start(&self, block: usize) -> (u32, u32) {
+        let b = &self.data().blocks[block];
+        (b.first_position.to_native(), b.first_game.to_native())
+    }
+
+    /// Decodes one block.
+    pub fn block(&self, block: usize) -> Result<DecodedBlock> {
+        let b = self
+            .data()
+            .blocks
+            .get(block)
+            .ok_or_else(|| self.corrupt("block index out of range"))?;
+        let decoded = decode_block(&b.data, b.raw_len.to_native() as usize)
+            .ok_or_else(|| self.corrupt("undecodable position block"))?;
+        if decoded.positions.len() != b.positions.to_native() as usize {
+            return Err(self.corrupt("position block has the wrong length"));
+        }
+        Ok(decoded)
+    }
+
+    /// The positions, comments and NAGs of one game (positions are game-local ids).
+    pub fn game_positions(&self, local: u32) -> Result<DecodedBlock> {
+        let g = &self.data().games;
+        let i = local as usize;
+        let block = g.block.get(i).ok_or_else(|| self.corrupt("no such game"))?;
+        let mut decoded = self.block(block.to_native() as usize)?;
+        let (first, _) = self.block_start(block.to_native() as usize);
+        let start = (g.pos_start[i].to_native() - first) as usize;
+        let end = (g.pos_start[i + 1].to_native() - first) as usize;
+        if end > decoded.positions.len() || start > end {
+            return Err(self.corrupt("game outside its block"));
+        }
+        let in_game = |p: u32| (start as u32..end as u32).contains(&p);
+        decoded.comments.retain(|c| in_game(c.position));
+        decoded.nags.retain(|n| in_game(n.position));
+        for c in &mut decoded.comments {
+            c.position -= start as u32;
+        }
+        for n in &mut decoded.nags {
+            n.position -= start as u32;
+        }
+        decoded.positions.truncate(end);
+        decoded.positions.drain(..start);
+        Ok(decoded)
+    }
+
+    /// The issues recorded for this segment's games.
+    pub fn issues(&self) -> Vec<(IssueRecord, String)> {
+        let d = self.data();
+        d.issues
+            .iter()
+            .map(|i| {
+                let rec = IssueRecord {
+                    game: i.game.to_native(),
+                    line: i.line.to_native(),
+                    column: i.column.to_native(),
+                    kind: i.kind.as_str().to_owned(),
+                    message: i.message.as_str().to_owned(),
+                };
+                let file = d
+                    .games
+                    .file
+                    .get(rec.game as usize)
+                    .and_then(|f| d.files.get(f.to_native() as usize))
+                    .map_or_else(|| "?".to_owned(), |f| f.as_str().to_owned());
+                (rec, file)
+            })
+            .collect()
+    }
+
+    /// The bitmap for a key (empty if no position or game has it).
+    pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
+        let d = self.data();
+        let k = key.to_u64();
+        match d.bitmap_keys.binary_search_by(|x| x.to_native().cmp(&k)) {
+            Ok(i) => RoaringBitmap::deserialize_from(d.bitmap_blobs[i].as_slice())
+                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
+            Err(_) => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// Every bitmap key present, with its serialised size in bytes.
+    pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
+        let d = self.data();
+        d.bitmap_keys
+            .iter()
+            .zip(d.bitmap_blobs.iter())
+            .filter_map(|(k, b)| Some((BitmapKey::from_u64(k.to_native())?, b.len())))
+            .collect()
+    }
+
+    /// Byte sizes of the segment's parts: (position blocks, game text, bitmaps, other).
+    pub fn size_breakdown(&self) -> [u64; 4] {
+        let d = self.data();
+        let blocks: u64 = d.blocks.iter().map(|b| b.data.len() as u64).sum();
+        let text: u64 = d.text_chunks.iter().map(|c| c.len() as u64).sum();
+        let bitmaps: u64 = d.bitmap_blobs.iter().map(|b| b.len() as u64).sum();
+        let total = self.file.payload().len() as u64;
+        [
+            blocks,
+            text,
+            bitmaps,
+            total.saturating_sub(blocks + text + bitmaps),
+        ]
+    }
+
+    /// True if the flag is set for the segment-local position (via its bitmap).
+    pub fn flag_bitmap(&self, flag: PositionFlags) -> Result<RoaringBitmap> {
+        self.bitmap(BitmapKey::flag(flag))
+    }
+}
