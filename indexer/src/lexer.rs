@@ -76,6 +76,13 @@ fn nag_of(s: &[u8]) -> Option<u8> {
         b"??" => 4,
         b"!?" => 5,
         b"?!" => 6,
+        b"=" => 10,
+        b"+/=" | b"\xe2\xa9\xb2" => 14,
+        b"=/+" | b"\xe2\xa9\xb1" => 15,
+        b"+/-" | b"\xc2\xb1" => 16,
+        b"-/+" | b"\xe2\x88\x93" => 17,
+        b"+-" => 18,
+        b"-+" => 19,
         _ => return None,
     })
 }
@@ -241,7 +248,7 @@ impl<'a> Lexer<'a> {
             }
         }
         let tail = &rest[i.min(rest.len())..];
-        if !closed || !tail.iter().any(|&c| c == b']') {
+        if !closed || !tail.contains(&b']') {
             return Token::BadTag;
         }
         // Text after `]` on the same line (e.g. a second tag) is rare; re-lex it as tags.
@@ -273,7 +280,7 @@ impl<'a> Lexer<'a> {
             // A move number: digits, then dots (or nothing before whitespace).
             let dots_end = find(t, digits_end, |c| c != b'.');
             let after = t.get(dots_end).copied();
-            if dots_end > digits_end || after.is_none_or(|c| is_delim(c)) {
+            if dots_end > digits_end || after.is_none_or(is_delim) {
                 self.at = dots_end;
                 return None;
             }
@@ -288,7 +295,11 @@ impl<'a> Lexer<'a> {
         let t = self.text;
         let end = find(t, start, |c| is_delim(c) || c == b'!' || c == b'?');
         self.at = end;
-        (Token::San(&t[start..end]), start)
+        // Evaluation symbols such as `+-` or `=/+` are NAGs, not moves.
+        match nag_of(&t[start..end]) {
+            Some(n) => (Token::Nag(n), start),
+            None => (Token::San(&t[start..end]), start),
+        }
     }
 }
 

@@ -102,48 +102,53 @@ fn ingest_one(
     let (raw_tx, raw_rx) = bounded::<Batch>(threads * 2);
     let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || -> Result<(), String> {
-            let source = input
-                .open(progress.bytes.clone())
-                .map_err(|e| e.to_string())?;
-            let mut splitter = Splitter::new(source);
-            let mut seq = 0u64;
-            let mut batch = Vec::with_capacity(options.batch_games);
-            let mut bytes = 0usize;
-            loop {
-                let (end, failure) = match splitter.next_game() {
-                    Ok(Some(game)) => {
-                        bytes += game.text.len();
-                        batch.push(game);
-                        (false, None)
+        let reader = std::thread::Builder::new()
+            .name("cqldb-read".into())
+            .spawn_scoped(scope, move || -> Result<(), String> {
+                let source = input
+                    .open(progress.bytes.clone())
+                    .map_err(|e| e.to_string())?;
+                let mut splitter = Splitter::new(source);
+                let mut seq = 0u64;
+                let mut batch = Vec::with_capacity(options.batch_games);
+                let mut bytes = 0usize;
+                loop {
+                    let (end, failure) = match splitter.next_game() {
+                        Ok(Some(game)) => {
+                            bytes += game.text.len();
+                            batch.push(game);
+                            (false, None)
+                        }
+                        Ok(None) => (true, None),
+                        Err(e) => (true, Some(e.to_string())),
+                    };
+                    if end || batch.len() >= options.batch_games || bytes >= 4 << 20 {
+                        if !batch.is_empty()
+                            && raw_tx.send((seq, std::mem::take(&mut batch))).is_err()
+                        {
+                            return Ok(());
+                        }
+                        seq += 1;
+                        bytes = 0;
                     }
-                    Ok(None) => (true, None),
-                    Err(e) => (true, Some(e.to_string())),
-                };
-                if end || batch.len() >= options.batch_games || bytes >= 4 << 20 {
-                    if !batch.is_empty() && raw_tx.send((seq, std::mem::take(&mut batch))).is_err()
-                    {
-                        return Ok(());
-                    }
-                    seq += 1;
-                    bytes = 0;
-                }
-                if end {
-                    return failure.map_or(Ok(()), Err);
-                }
-            }
-        });
-        for _ in 0..threads {
-            let raw_rx = raw_rx.clone();
-            let done_tx = done_tx.clone();
-            scope.spawn(move || {
-                for (seq, batch) in raw_rx {
-                    let parsed = batch.into_iter().map(|g| index_game(g, file)).collect();
-                    if done_tx.send((seq, encode_batch(parsed))).is_err() {
-                        return;
+                    if end {
+                        return failure.map_or(Ok(()), Err);
                     }
                 }
             });
+        for _ in 0..threads {
+            let raw_rx = raw_rx.clone();
+            let done_tx = done_tx.clone();
+            let _ = std::thread::Builder::new()
+                .name("cqldb-parse".into())
+                .spawn_scoped(scope, move || {
+                    for (seq, batch) in raw_rx {
+                        let parsed = batch.into_iter().map(|g| index_game(g, file)).collect();
+                        if done_tx.send((seq, encode_batch(parsed))).is_err() {
+                            return;
+                        }
+                    }
+                });
         }
         drop(raw_rx);
         drop(done_tx);
@@ -176,9 +181,12 @@ fn ingest_one(
             }
         }
         drop(done_rx);
-        let read_result = reader
-            .join()
-            .unwrap_or_else(|_| Err("reader thread panicked".to_owned()));
+        let read_result = match reader {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|_| Err("reader thread panicked".to_owned())),
+            Err(e) => Err(format!("cannot start the reader thread: {e}")),
+        };
         match storage_error {
             Some(e) => Err(e),
             None => Ok(read_result),

@@ -120,6 +120,15 @@ impl<R: Read> Splitter<R> {
 
     /// The next game, or `None` at the end of the input.
     pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
+        if self.offset == 0 && self.scanned == 0 && self.start == 0 {
+            while !self.eof && self.buf.len() < 3 {
+                self.fill()?;
+            }
+            if self.buf.starts_with(b"\xef\xbb\xbf") {
+                // A byte-order mark is not movetext: scan past it (it stays in the game's text).
+                self.scanned = 3;
+            }
+        }
         loop {
             if !self.eof && self.buf.len() <= self.scanned + LOOKAHEAD {
                 self.fill()?;
@@ -198,6 +207,12 @@ impl<R: Read> Splitter<R> {
                         self.mode = Mode::Normal;
                         self.line_start = true;
                         return Some(i);
+                    } else if !self.line_start {
+                        // Comments can be long: jump to the next byte that matters.
+                        match memchr::memchr3(b'}', b'\n', b'\r', &self.buf[i + 1..limit]) {
+                            Some(n) => i += n,
+                            None => i = limit - 1,
+                        }
                     }
                 }
                 Mode::Normal => {
@@ -233,7 +248,8 @@ impl<R: Read> Splitter<R> {
                             _ => {}
                         }
                         if self.token_start && self.depth == 0 {
-                            if let Some(n) = result_len(&self.buf[i..]) {
+                            let n = result_len(&self.buf[i..]);
+                            if let Some(n) = n {
                                 self.after_result = true;
                                 i += n;
                                 self.token_start = true;

@@ -108,11 +108,13 @@ fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, Stri
             Err(e) => {
                 last_err = e.to_string();
                 // Positions that are only dubious (e.g. a stale en-passant square) are accepted.
-                let lenient = e
-                    .ignore_invalid_ep_square()
-                    .or_else(|e| e.ignore_invalid_castling_rights());
-                if let Ok(pos) = lenient {
-                    return Ok(pos);
+                match e.ignore_invalid_ep_square() {
+                    Ok(pos) => return Ok(pos),
+                    Err(e) => {
+                        if let Ok(pos) = e.ignore_invalid_castling_rights() {
+                            return Ok(pos);
+                        }
+                    }
                 }
             }
         }
@@ -315,6 +317,13 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
     } else {
         word
     };
+    // Long algebraic (UCI) moves such as `g1f3` or `d7d8q` are read too; many tools write them.
+    if let Some(m) = uci_move(word, &g.nodes[line.last as usize].pos) {
+        let mut p = g.nodes[line.last as usize].pos.clone();
+        p.play_unchecked(m);
+        add_node(g, line, p, MoveCode::from_move(&m));
+        return;
+    }
     let Ok(san) = SanPlus::from_ascii(word) else {
         g.issues.push(Issue {
             offset: off,
@@ -374,6 +383,26 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
             }
         }
     };
+    add_node(g, line, next, mv);
+}
+
+fn uci_move(word: &[u8], pos: &Chess) -> Option<shakmaty::Move> {
+    let looks_uci = (4..=5).contains(&word.len())
+        && word[0].is_ascii_lowercase()
+        && word[1].is_ascii_digit()
+        && word[2].is_ascii_lowercase()
+        && word[3].is_ascii_digit();
+    if !looks_uci {
+        return None;
+    }
+    shakmaty::uci::UciMove::from_ascii(word)
+        .ok()?
+        .to_move(pos)
+        .ok()
+}
+
+fn add_node(g: &mut GameTree, line: &mut Line, next: Chess, mv: MoveCode) {
+    let parent = line.last;
     let id = g.nodes.len() as u32;
     g.nodes.push(Node {
         parent,

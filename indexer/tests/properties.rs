@@ -75,7 +75,7 @@ proptest! {
         let games: Vec<_> = (0..12)
             .map(|_| index_game(RawGame { text: generator.game().pgn.into_bytes(), line: 1, ..RawGame::default() }, 0))
             .collect();
-        let mut w = DbWriter::open(dir.path(), WriterOptions { segment_positions: segment }).unwrap();
+        let mut w = DbWriter::open(dir.path(), WriterOptions { segment_positions: segment, ..WriterOptions::default() }).unwrap();
         w.add_file("synthetic.pgn");
         for chunk in games.chunks(5) {
             w.push_batch(cqldb_storage::encode_batch(chunk.to_vec())).unwrap();

@@ -13,7 +13,7 @@ use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags, Pos
 use crate::segment::{IssueRecord, NewGame};
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
-const TEXT_LEVEL: i32 = 3;
+const TEXT_LEVEL: i32 = 1;
 
 /// A run of consecutive batch-local position ids that have a bitmap key.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 
-use roaring::RoaringBitmap;
 use shakmaty::{Color, Role, Square};
 
 use crate::batch::Run;
@@ -89,10 +88,14 @@ impl BitmapKey {
 }
 
 /// Accumulates the bitmaps of one segment from per-batch runs and per-game attributes.
+///
+/// Runs arrive in ascending order per key, so they are only appended (merging touching runs) and
+/// serialised straight into roaring's portable format at the end: building `RoaringBitmap`s
+/// range by range cost more than everything else the writer does.
 pub struct BitmapBuilder {
-    /// Piece-square bitmaps, densely indexed (they take most of the runs).
-    pieces: Vec<RoaringBitmap>,
-    other: HashMap<u64, RoaringBitmap>,
+    /// Piece-square runs, densely indexed (they are most of the runs).
+    pieces: Vec<Vec<(u32, u32)>>,
+    other: HashMap<u64, Vec<(u32, u32)>>,
 }
 
 impl Default for BitmapBuilder {
@@ -101,16 +104,26 @@ impl Default for BitmapBuilder {
     }
 }
 
+fn push_run(runs: &mut Vec<(u32, u32)>, start: u32, end: u32) {
+    if end <= start {
+        return;
+    }
+    match runs.last_mut() {
+        Some(last) if last.1 >= start => last.1 = last.1.max(end),
+        _ => runs.push((start, end)),
+    }
+}
+
 impl BitmapBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         Self {
-            pieces: vec![RoaringBitmap::new(); 768],
+            pieces: vec![Vec::new(); 768],
             other: HashMap::new(),
         }
     }
 
-    fn map(&mut self, key: u64) -> &mut RoaringBitmap {
+    fn runs(&mut self, key: u64) -> &mut Vec<(u32, u32)> {
         if key >> 56 == 1 {
             // Piece keys: colour << 9 | role << 6 | square, role 1..=6.
             let v = (key & 0x3ff) as usize;
@@ -124,53 +137,205 @@ impl BitmapBuilder {
     /// Adds a batch's runs, its position ids shifted by `base`.
     pub fn add_runs(&mut self, base: u32, runs: &[Run]) {
         for r in runs {
-            if r.end > r.start {
-                self.map(r.key).insert_range(base + r.start..base + r.end);
-            }
+            push_run(self.runs(r.key), base + r.start, base + r.end);
         }
     }
 
     /// Adds a game (segment-local number `game`).
     pub fn push_game(&mut self, game: u32, meta: &GameMeta) {
-        self.map(BitmapKey::Result(meta.result).to_u64())
-            .insert(game);
+        let mut add = |key: BitmapKey| push_run(self.runs(key.to_u64()), game, game + 1);
+        add(BitmapKey::Result(meta.result));
         if meta.year > 0 {
-            self.map(BitmapKey::Year(meta.year).to_u64()).insert(game);
+            add(BitmapKey::Year(meta.year));
         }
         if meta.eco > 0 {
-            self.map(BitmapKey::Eco(meta.eco).to_u64()).insert(game);
+            add(BitmapKey::Eco(meta.eco));
         }
         for (color, elo) in [
             (Color::White, meta.white_elo),
             (Color::Black, meta.black_elo),
         ] {
             if elo > 0 {
-                self.map(BitmapKey::EloBand(color, elo / ELO_BAND_WIDTH).to_u64())
-                    .insert(game);
+                add(BitmapKey::EloBand(color, elo / ELO_BAND_WIDTH));
             }
         }
     }
 
     /// Serialises every non-empty bitmap, sorted by key.
     pub fn finish(self) -> (Vec<u64>, Vec<Vec<u8>>) {
-        let mut entries: Vec<(u64, RoaringBitmap)> = self.other.into_iter().collect();
-        for (idx, bm) in self.pieces.into_iter().enumerate() {
+        let mut entries: Vec<(u64, Vec<(u32, u32)>)> = self.other.into_iter().collect();
+        for (idx, runs) in self.pieces.into_iter().enumerate() {
             let (color, role, sq) = (idx / 384, idx % 384 / 64 + 1, idx % 64);
             let key = 1u64 << 56 | (color as u64) << 9 | (role as u64) << 6 | sq as u64;
-            entries.push((key, bm));
+            entries.push((key, runs));
         }
-        entries.retain(|(_, bm)| !bm.is_empty());
+        entries.retain(|(_, runs)| !runs.is_empty());
         entries.sort_unstable_by_key(|(k, _)| *k);
-        let mut keys = Vec::with_capacity(entries.len());
-        let mut blobs = Vec::with_capacity(entries.len());
-        for (k, mut bm) in entries {
-            bm.optimize();
-            let mut blob = Vec::with_capacity(bm.serialized_size());
-            // Writing into a Vec cannot fail.
-            let _ = bm.serialize_into(&mut blob);
-            keys.push(k);
-            blobs.push(blob);
-        }
+        let keys = entries.iter().map(|(k, _)| *k).collect();
+        let blobs = entries
+            .iter()
+            .map(|(_, runs)| serialize_runs(runs))
+            .collect();
         (keys, blobs)
+    }
+}
+
+/// Serialises sorted, disjoint, non-touching half-open runs as a roaring bitmap in the portable
+/// format (the one `RoaringBitmap::deserialize_from` reads), choosing for each 2^16 chunk the
+/// smallest of run, array and bitmap containers as `RoaringBitmap::optimize` would.
+pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
+    const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
+    const SERIAL_COOKIE: u32 = 12347;
+    const NO_OFFSET_THRESHOLD: usize = 4;
+    enum Kind {
+        Array,
+        Bitmap,
+        Run,
+    }
+    // Split runs at chunk boundaries: (key, [(start, end_inclusive)] in chunk coordinates).
+    let mut chunks: Vec<(u16, Vec<(u16, u16)>)> = Vec::new();
+    for &(start, end) in runs {
+        let mut s = start as u64;
+        let e = end as u64; // exclusive
+        while s < e {
+            let key = (s >> 16) as u16;
+            let chunk_end = ((s >> 16) + 1) << 16;
+            let piece_end = e.min(chunk_end);
+            let lo = (s & 0xffff) as u16;
+            let hi = ((piece_end - 1) & 0xffff) as u16;
+            match chunks.last_mut() {
+                Some((k, list)) if *k == key => list.push((lo, hi)),
+                _ => chunks.push((key, vec![(lo, hi)])),
+            }
+            s = piece_end;
+        }
+    }
+    let kinds: Vec<(Kind, u32)> = chunks
+        .iter()
+        .map(|(_, list)| {
+            let card: u32 = list.iter().map(|&(a, b)| u32::from(b - a) + 1).sum();
+            let run_size = 2 + 4 * list.len();
+            let other = if card > 4096 { 8192 } else { 2 * card as usize };
+            let kind = if run_size < other {
+                Kind::Run
+            } else if card > 4096 {
+                Kind::Bitmap
+            } else {
+                Kind::Array
+            };
+            (kind, card)
+        })
+        .collect();
+    let n = chunks.len();
+    let has_runs = kinds.iter().any(|(k, _)| matches!(k, Kind::Run));
+    let mut out = Vec::new();
+    if has_runs {
+        out.extend_from_slice(&(SERIAL_COOKIE | ((n as u32 - 1) << 16)).to_le_bytes());
+        let mut flags = vec![0u8; n.div_ceil(8)];
+        for (i, (k, _)) in kinds.iter().enumerate() {
+            if matches!(k, Kind::Run) {
+                flags[i / 8] |= 1 << (i % 8);
+            }
+        }
+        out.extend_from_slice(&flags);
+    } else {
+        out.extend_from_slice(&SERIAL_COOKIE_NO_RUNCONTAINER.to_le_bytes());
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    for ((key, _), (_, card)) in chunks.iter().zip(&kinds) {
+        out.extend_from_slice(&key.to_le_bytes());
+        out.extend_from_slice(&((card - 1) as u16).to_le_bytes());
+    }
+    let with_offsets = !has_runs || n >= NO_OFFSET_THRESHOLD;
+    let offsets_at = out.len();
+    if with_offsets {
+        out.resize(out.len() + 4 * n, 0);
+    }
+    for (i, ((_, list), (kind, _))) in chunks.iter().zip(&kinds).enumerate() {
+        if with_offsets {
+            let at = offsets_at + 4 * i;
+            let here = out.len() as u32;
+            out[at..at + 4].copy_from_slice(&here.to_le_bytes());
+        }
+        match kind {
+            Kind::Run => {
+                out.extend_from_slice(&(list.len() as u16).to_le_bytes());
+                for &(a, b) in list {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&(b - a).to_le_bytes());
+                }
+            }
+            Kind::Array => {
+                for &(a, b) in list {
+                    for v in a..=b {
+                        out.extend_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            Kind::Bitmap => {
+                let mut words = [0u64; 1024];
+                for &(a, b) in list {
+                    for v in a as usize..=b as usize {
+                        words[v / 64] |= 1 << (v % 64);
+                    }
+                }
+                for w in words {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use roaring::RoaringBitmap;
+
+    #[test]
+    fn alternating_ids_use_bitmap_containers() {
+        // Like the white-to-move flag: every other position, over several chunks.
+        let runs: Vec<(u32, u32)> = (0..100_000u32).map(|i| (2 * i, 2 * i + 1)).collect();
+        let blob = serialize_runs(&runs);
+        let back = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
+        assert_eq!(back.len(), 100_000);
+        assert!(back.contains(199_998) && !back.contains(199_999));
+        assert!(
+            blob.len() < 4 * 8192 + 64,
+            "bitmap containers, not runs: {}",
+            blob.len()
+        );
+        assert_eq!(serialize_runs(&[]).len(), 8);
+        assert!(
+            RoaringBitmap::deserialize_from(serialize_runs(&[]).as_slice())
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn serialized_runs_read_back_as_the_same_bitmap(
+            gaps in proptest::collection::vec((0u32..70_000, 1u32..70_000), 0..300),
+            sparse in any::<bool>(),
+        ) {
+            let mut runs = Vec::new();
+            let mut at = 0u32;
+            for (gap, len) in gaps {
+                let len = if sparse { 1 + len % 3 } else { len };
+                let start = at + gap + 1;
+                runs.push((start, start + len));
+                at = start + len;
+            }
+            let mut expected = RoaringBitmap::new();
+            for &(a, b) in &runs {
+                expected.insert_range(a..b);
+            }
+            let blob = serialize_runs(&runs);
+            let back = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
+            prop_assert_eq!(back, expected);
+        }
     }
 }

@@ -134,25 +134,63 @@ pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
         return Err(StorageError::NotADatabase(dir.to_owned()));
     }
     let err = catalog_err(&path);
-    let db = redb::ReadOnlyDatabase::open(&path).map_err(|e| err(e.into()))?;
-    let txn = db.begin_read().map_err(|e| err(e.into()))?;
-    Ok(read_all(&path, &txn)?.1)
+    match redb::ReadOnlyDatabase::open(&path) {
+        Ok(db) => {
+            let txn = db.begin_read().map_err(|e| err(e.into()))?;
+            Ok(read_all(&path, &txn)?.1)
+        }
+        Err(redb::DatabaseError::RepairAborted) => {
+            // A writer was killed inside its commit: recovery needs a writable open. redb
+            // recovers the last durable commit; the interrupted one either landed whole or not.
+            let db = redb::Database::open(&path).map_err(|e| err(e.into()))?;
+            let txn = db.begin_read().map_err(|e| err(e.into()))?;
+            Ok(read_all(&path, &txn)?.1)
+        }
+        Err(e) => Err(err(e.into())),
+    }
 }
 
-/// The catalog opened for writing (exclusive: one writer per database).
+/// File whose exclusive lock marks the one writer of a database.
+pub const LOCK_FILE: &str = "writer.lock";
+
+/// The catalog of a database opened for appending.
+///
+/// The writer holds an exclusive lock on [`LOCK_FILE`] for its whole life, but opens the redb file
+/// only for the moments it reads or commits, so a writer killed while it builds segments (the
+/// long part) leaves the catalog closed and readable as it was.
 pub struct CatalogWriter {
     path: PathBuf,
-    db: redb::Database,
+    _lock: std::fs::File,
 }
 
 impl CatalogWriter {
-    /// Opens, or creates, the catalog of `dir`.
+    /// Takes the writer lock of `dir` and opens, or creates, its catalog.
     pub fn open_or_create(dir: &Path) -> Result<Self> {
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(StorageError::io(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StorageError::Locked(dir.to_owned()));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(StorageError::Io {
+                    path: lock_path,
+                    source: e,
+                });
+            }
+        }
         let path = dir.join(CATALOG_FILE);
         let fresh = !path.exists();
-        let err = catalog_err(&path);
-        let db = redb::Database::create(&path).map_err(|e| err(e.into()))?;
+        let this = Self { path, _lock: lock };
+        let db = this.open()?;
         if fresh {
+            let err = catalog_err(&this.path);
             let txn = db.begin_write().map_err(|e| err(e.into()))?;
             {
                 let mut meta = txn.open_table(META).map_err(|e| err(e.into()))?;
@@ -163,21 +201,26 @@ impl CatalogWriter {
             }
             txn.commit().map_err(|e| err(e.into()))?;
         }
-        drop(err);
-        Ok(Self { path, db })
+        Ok(this)
+    }
+
+    fn open(&self) -> Result<redb::Database> {
+        redb::Database::create(&self.path).map_err(|e| catalog_err(&self.path)(e.into()))
     }
 
     /// The next free segment id and the committed segments.
     pub fn state(&self) -> Result<(u64, Vec<SegmentEntry>)> {
+        let db = self.open()?;
         let err = catalog_err(&self.path);
-        let txn = self.db.begin_read().map_err(|e| err(e.into()))?;
+        let txn = db.begin_read().map_err(|e| err(e.into()))?;
         read_all(&self.path, &txn)
     }
 
     /// Adds segments in one atomic, durable transaction.
     pub fn commit(&self, added: &[SegmentEntry]) -> Result<()> {
+        let db = self.open()?;
         let err = catalog_err(&self.path);
-        let txn = self.db.begin_write().map_err(|e| err(e.into()))?;
+        let txn = db.begin_write().map_err(|e| err(e.into()))?;
         {
             let mut segs = txn.open_table(SEGMENTS).map_err(|e| err(e.into()))?;
             for s in added {

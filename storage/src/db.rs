@@ -22,12 +22,16 @@ use crate::tags::{TagReader, TagWriter};
 pub struct WriterOptions {
     /// A segment is closed once it holds this many positions (bounds the writer's memory).
     pub segment_positions: u64,
+    /// ... or once its compressed blocks and text reach this many bytes (comment-heavy games
+    /// have few positions but much text).
+    pub segment_bytes: u64,
 }
 
 impl Default for WriterOptions {
     fn default() -> Self {
         Self {
-            segment_positions: 4_000_000,
+            segment_positions: 1_000_000,
+            segment_bytes: 96 << 20,
         }
     }
 }
@@ -136,7 +140,9 @@ impl DbWriter {
         let number = self.next_game;
         self.next_game += batch.games.len() as u64;
         builder.push_batch(batch, &|f| map.get(f as usize).copied().unwrap_or(0));
-        if builder.positions() >= self.options.segment_positions {
+        if builder.positions() >= self.options.segment_positions
+            || builder.data_bytes() >= self.options.segment_bytes
+        {
             self.close_segment()?;
         }
         Ok(number)

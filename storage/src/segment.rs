@@ -119,6 +119,7 @@ pub struct SegmentBuilder {
     data: SegmentData,
     bitmaps: BitmapBuilder,
     positions: u64,
+    data_bytes: u64,
 }
 
 impl Default for SegmentBuilder {
@@ -143,6 +144,7 @@ impl SegmentBuilder {
             },
             bitmaps: BitmapBuilder::new(),
             positions: 0,
+            data_bytes: 0,
         }
     }
 
@@ -163,6 +165,11 @@ impl SegmentBuilder {
     /// Positions added so far.
     pub fn positions(&self) -> u64 {
         self.positions
+    }
+
+    /// Bytes of compressed blocks and text held so far.
+    pub fn data_bytes(&self) -> u64 {
+        self.data_bytes
     }
 
     /// Appends a batch; `file_map` maps the batch's file indexes to this segment's.
@@ -198,6 +205,7 @@ impl SegmentBuilder {
                 game: is.game + first_game,
                 ..is.clone()
             }));
+        self.data_bytes += (batch.block.len() + batch.text.len()) as u64;
         self.data.blocks.push(BlockEntry {
             first_position: base,
             positions: batch.positions,

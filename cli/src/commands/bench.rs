@@ -107,7 +107,13 @@ fn ingest(inputs: Vec<PathBuf>, threads: Option<usize>, db: Option<PathBuf>) -> 
         options.threads = t.max(1);
     }
     let ins: Vec<Input> = inputs.iter().cloned().map(Input::Path).collect();
-    let (report, elapsed) = super::index::index_inputs(&ins, &db_dir, options, 4_000_000, true)?;
+    let (report, elapsed) = super::index::index_inputs(
+        &ins,
+        &db_dir,
+        options,
+        cqldb_storage::WriterOptions::default().segment_positions,
+        true,
+    )?;
     let secs = elapsed.as_secs_f64();
     let stats = Database::open(&db_dir)?.stats()?;
     let mb = raw_bytes as f64 / 1e6;

@@ -25,8 +25,13 @@ pub fn run(db: &Path) -> Result<ExitCode> {
             data,
         })
         .collect();
-    let (report, elapsed) =
-        super::index::index_inputs(&inputs, db, IngestOptions::default(), 4_000_000, true)?;
+    let (report, elapsed) = super::index::index_inputs(
+        &inputs,
+        db,
+        IngestOptions::default(),
+        cqldb_storage::WriterOptions::default().segment_positions,
+        true,
+    )?;
     println!(
         "indexed the bundled sample ({} games) into {} in {:.2}s\n",
         report.games,

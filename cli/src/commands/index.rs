@@ -20,10 +20,10 @@ pub fn run(
 ) -> Result<ExitCode> {
     let inputs: Vec<Input> = inputs.iter().map(|s| Input::parse(s)).collect();
     for i in &inputs {
-        if let Input::Path(p) = i {
-            if !p.exists() {
-                anyhow::bail!("{}: no such file", p.display());
-            }
+        if let Input::Path(p) = i
+            && !p.exists()
+        {
+            anyhow::bail!("{}: no such file", p.display());
         }
     }
     let mut options = IngestOptions::default();
@@ -66,7 +66,13 @@ pub fn index_inputs(
     quiet: bool,
 ) -> Result<(IngestReport, Duration)> {
     let start = Instant::now();
-    let mut writer = DbWriter::open(db, WriterOptions { segment_positions })?;
+    let mut writer = DbWriter::open(
+        db,
+        WriterOptions {
+            segment_positions,
+            ..WriterOptions::default()
+        },
+    )?;
     let progress = Progress::default();
     let total: Option<u64> = inputs.iter().map(Input::size).sum();
     let bar = if quiet {

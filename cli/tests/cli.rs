@@ -1,0 +1,221 @@
+//! End-to-end tests of the `cqldb` binary: the README commands, exact `show`, error reporting,
+//! corruption detection and crash safety (SIGKILL part-way through a build).
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use cqldb_bench_data::synth::{Generator, SynthOptions};
+use cqldb_storage::Database;
+
+fn cqldb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cqldb"))
+        .args(args)
+        .output()
+        .expect("run cqldb")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = cqldb(args);
+    assert!(
+        out.status.success(),
+        "cqldb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn demo_builds_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo");
+    let out = ok(&["demo", "--db", s(&db)]);
+    assert!(out.contains("games              448"), "{out}");
+    assert!(out.contains("bytes/position"));
+    // Running it again rebuilds rather than appends.
+    let again = ok(&["demo", "--db", s(&db)]);
+    assert!(again.contains("games              448"));
+    let errors = ok(&["errors", "--db", s(&db)]);
+    assert!(
+        errors.contains("sample/immortal-games.pgn:17:8: game 1: ambiguous-move"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn index_append_show_positions_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.pgn");
+    let b = dir.path().join("b.pgn");
+    let game1 = "[Event \"One\"]\r\n[White \"Kasparov, Garry\"]\r\n\r\n1. e4 (1. d4 Nf6 (1...d5 2. c4)) (1. Nf3 d5) 1...e5 2. d4 {a comment} $1 *\r\n\r\n";
+    let game2 =
+        "[Event \"Two\"]\n[White \"Deep Blue\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+    std::fs::write(&a, format!("{game1}{game2}")).unwrap();
+    std::fs::write(
+        &b,
+        "[Event \"Three\"]\n\n1. e4 e5 2. Nf3 Ke7 3. Bb5 Qe8 4. Nc3 Kd8 5. d4 Nf3 *\n",
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", s(&a), "--db", s(&db), "-q"]);
+    ok(&["index", s(&b), "--db", s(&db), "-q"]);
+    let info = ok(&["info", "--db", s(&db)]);
+    assert!(info.contains("games              3"), "{info}");
+    assert!(info.contains("segments           2"), "{info}");
+    // show is byte-exact.
+    let shown = cqldb(&["show", "--db", s(&db), "1"]).stdout;
+    assert_eq!(shown, game1.as_bytes());
+    let shown = cqldb(&["show", "--db", s(&db), "2"]).stdout;
+    assert_eq!(shown, game2.as_bytes());
+    // The position table of the rules-page example.
+    let table = ok(&["positions", "--db", s(&db), "1"]);
+    let rows: Vec<&str> = table.lines().filter(|l| !l.starts_with("      ")).collect();
+    assert!(
+        rows[2].contains("wtm,initial,mainline,virtualmainline"),
+        "{table}"
+    );
+    assert!(table.contains("Pd2-d4"));
+    assert!(table.contains("{a comment}") && table.contains("$1"));
+    let mate = ok(&["positions", "--db", s(&db), "2"]);
+    assert!(mate.contains("check,mate"), "{mate}");
+    // Errors carry file:line:col.
+    let errors = ok(&["errors", "--db", s(&db)]);
+    assert!(
+        errors.contains(&format!("{}:3:49: game 3: illegal-move", b.display())),
+        "{errors}"
+    );
+    // Tag search.
+    let out = cqldb(&["tags", "--db", s(&db), "white:kasparov"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    // Unknown game: a clear error, not a panic.
+    let out = cqldb(&["show", "--db", s(&db), "99"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("game 99 does not exist"));
+}
+
+#[test]
+fn compressed_and_stdin_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = "[Event \"x\"]\n\n1. e4 e5 *\n\n[Event \"y\"]\n\n1. d4 d5 *\n";
+    let zst = dir.path().join("g.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(pgn.as_bytes(), 19).unwrap()).unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", s(&zst), "--db", s(&db), "-q"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+        .args(["index", "-", "--db", s(&db), "-q"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(pgn.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(Database::open(&db).unwrap().game_count(), 4);
+}
+
+#[test]
+fn a_corrupt_segment_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.pgn");
+    std::fs::write(&a, "1. e4 e5 2. Nf3 Nc6 *\n").unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", s(&a), "--db", s(&db), "-q"]);
+    let seg = db.join("seg-000001.cqs");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] ^= 0x55;
+    std::fs::write(&seg, &bytes).unwrap();
+    let out = cqldb(&["info", "--db", s(&db)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("corrupt file: checksum mismatch"), "{err}");
+    // Truncation too.
+    std::fs::write(&seg, &bytes[..n / 2]).unwrap();
+    let err = String::from_utf8_lossy(&cqldb(&["info", "--db", s(&db)]).stderr).into_owned();
+    assert!(err.contains("truncated"), "{err}");
+    // Not a database at all.
+    let err = String::from_utf8_lossy(&cqldb(&["info", "--db", s(dir.path())]).stderr).into_owned();
+    assert!(err.contains("not a cqldb database"), "{err}");
+}
+
+#[test]
+fn sigkill_during_a_build_leaves_the_previous_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.pgn");
+    let big = dir.path().join("big.pgn");
+    let mut generator = Generator::new(42, SynthOptions::default());
+    let small_text: String = (0..50).map(|_| generator.game().pgn).collect();
+    std::fs::write(&small, &small_text).unwrap();
+    let big_text: String = (0..20_000).map(|_| generator.game().pgn).collect();
+    std::fs::write(&big, &big_text).unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", s(&small), "--db", s(&db), "-q"]);
+    let before = Database::open(&db).unwrap();
+    let (games, positions) = (before.game_count(), before.stats().unwrap().positions);
+    let text_1 = before.game_text(1).unwrap();
+    drop(before);
+    assert_eq!(games, 50);
+
+    // Small segments, so several segment files exist before the kill.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+        .args([
+            "index",
+            s(&big),
+            "--db",
+            s(&db),
+            "-q",
+            "--segment-positions",
+            "20000",
+        ])
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let seg3 = db.join("seg-000003.cqs");
+    while !seg3.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    assert!(
+        seg3.exists(),
+        "the build was killed after writing new segments"
+    );
+
+    let after = Database::open(&db).unwrap();
+    assert_eq!(
+        after.game_count(),
+        games,
+        "uncommitted segments are invisible"
+    );
+    assert_eq!(after.stats().unwrap().positions, positions);
+    assert_eq!(after.game_text(1).unwrap(), text_1);
+    drop(after);
+
+    // The next build cleans up the leftovers and completes.
+    ok(&[
+        "index",
+        s(&big),
+        "--db",
+        s(&db),
+        "-q",
+        "--segment-positions",
+        "200000",
+    ]);
+    let done = Database::open(&db).unwrap();
+    assert_eq!(done.game_count(), games + 20_000);
+    let leftovers: Vec<_> = std::fs::read_dir(&db)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("seg-") && n.ends_with(".cqs"))
+        .collect();
+    let expected_segments = done.stats().unwrap().segments as usize;
+    assert_eq!(leftovers.len(), expected_segments, "{leftovers:?}");
+}
