@@ -121,7 +121,7 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
     out.runs = runs(&positions);
     out.block_raw_len = raw_block_len(&positions, &comments, &nags) as u32;
     out.block = encode_block(&positions, &comments, &nags);
-    out.text = zstd::bulk::compress(&text, TEXT_LEVEL).unwrap_or_default();
+    out.text = crate::columns::compress(&text, TEXT_LEVEL);
     out
 }
 

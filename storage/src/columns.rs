@@ -126,7 +126,7 @@ pub fn encode_block(
     o.col(nags, |n| u64::from(n.position), 4);
     o.col(nags, |n| u64::from(n.nag), 1);
     // Compressing into a Vec cannot fail for a valid level.
-    zstd::bulk::compress(&o.0, BLOCK_LEVEL).unwrap_or_default()
+    compress(&o.0, BLOCK_LEVEL)
 }
 
 /// Decompresses and unpacks a block; `None` if it is malformed. `raw_len` bounds the allocation.
@@ -223,4 +223,28 @@ pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
 pub fn raw_block_len(games: &[Vec<PositionRecord>], c: &[CommentRef], n: &[NagRef]) -> usize {
     let positions: usize = games.iter().map(Vec::len).sum();
     4 * 27 + positions * 55 + games.len() * 64 + c.len() * 13 + n.len() * 5
+}
+
+thread_local! {
+    /// One compression context per thread and level: creating a context per call costs an
+    /// allocation and a table reset, which showed up in ingest profiles.
+    static COMPRESSORS: std::cell::RefCell<Vec<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// zstd-compresses `data` at `level`, reusing this thread's context for that level.
+pub fn compress(data: &[u8], level: i32) -> Vec<u8> {
+    COMPRESSORS.with(|cell| {
+        let mut list = cell.borrow_mut();
+        if !list.iter().any(|(l, _)| *l == level) {
+            match zstd::bulk::Compressor::new(level) {
+                Ok(c) => list.push((level, c)),
+                Err(_) => return zstd::bulk::compress(data, level).unwrap_or_default(),
+            }
+        }
+        match list.iter_mut().find(|(l, _)| *l == level) {
+            Some((_, c)) => c.compress(data).unwrap_or_default(),
+            None => zstd::bulk::compress(data, level).unwrap_or_default(),
+        }
+    })
 }

@@ -46,6 +46,7 @@ pub struct DbWriter {
     next_position: u64,
     written: Vec<SegmentEntry>,
     current: Option<(SegmentBuilder, TagWriter, u64)>,
+    finishing: Option<std::thread::JoinHandle<Result<SegmentEntry>>>,
     files: Vec<String>,
 }
 
@@ -85,6 +86,7 @@ impl DbWriter {
             next_position,
             written: Vec::new(),
             current: None,
+            finishing: None,
             files: Vec::new(),
         })
     }
@@ -148,31 +150,50 @@ impl DbWriter {
         Ok(number)
     }
 
+    /// Hands the open segment to a background thread that serialises and syncs it, so ingest
+    /// goes on meanwhile; at most one segment is being finished at a time (bounds memory).
     fn close_segment(&mut self) -> Result<()> {
         let Some((builder, tags, id)) = self.current.take() else {
             return Ok(());
         };
-        let path = self.dir.join(SegmentEntry::segment_file(id));
-        let stats = builder.write(&path)?;
-        tags.finish()?;
-        let bytes = file_bytes(&path)? + file_bytes(&self.dir.join(SegmentEntry::tags_dir(id)))?;
-        self.written.push(SegmentEntry {
-            id,
-            first_game: self.next_game - stats.games,
-            first_position: self.next_position,
-            games: stats.games,
-            positions: stats.positions,
-            variations: stats.variations,
-            issues: stats.issues,
-            bytes,
-        });
-        self.next_position += stats.positions;
+        self.join_finisher()?;
+        let first_game = self.next_game - builder.games();
+        let first_position = self.next_position;
+        self.next_position += builder.positions();
+        let dir = self.dir.clone();
+        self.finishing = Some(std::thread::spawn(move || -> Result<SegmentEntry> {
+            let path = dir.join(SegmentEntry::segment_file(id));
+            let stats = builder.write(&path)?;
+            tags.finish()?;
+            let bytes = file_bytes(&path)? + file_bytes(&dir.join(SegmentEntry::tags_dir(id)))?;
+            Ok(SegmentEntry {
+                id,
+                first_game,
+                first_position,
+                games: stats.games,
+                positions: stats.positions,
+                variations: stats.variations,
+                issues: stats.issues,
+                bytes,
+            })
+        }));
+        Ok(())
+    }
+
+    fn join_finisher(&mut self) -> Result<()> {
+        if let Some(handle) = self.finishing.take() {
+            let entry = handle.join().map_err(|_| {
+                StorageError::corrupt(&self.dir, "the segment writer thread panicked")
+            })??;
+            self.written.push(entry);
+        }
         Ok(())
     }
 
     /// Writes the last segment and makes everything pushed part of the database, atomically.
     pub fn commit(mut self) -> Result<CommitSummary> {
         self.close_segment()?;
+        self.join_finisher()?;
         sync_dir(&self.dir)?;
         self.catalog.commit(&self.written)?;
         Ok(CommitSummary {
