@@ -103,8 +103,16 @@ fn compressed_and_stdin_inputs() {
     let pgn = "[Event \"x\"]\n\n1. e4 e5 *\n\n[Event \"y\"]\n\n1. d4 d5 *\n";
     let zst = dir.path().join("g.pgn.zst");
     std::fs::write(&zst, zstd::encode_all(pgn.as_bytes(), 19).unwrap()).unwrap();
+    let gz = dir.path().join("g.pgn.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut enc, pgn.as_bytes()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let bz = dir.path().join("g.pgn.bz2");
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    std::io::Write::write_all(&mut enc, pgn.as_bytes()).unwrap();
+    std::fs::write(&bz, enc.finish().unwrap()).unwrap();
     let db = dir.path().join("db");
-    ok(&["index", s(&zst), "--db", s(&db), "-q"]);
+    ok(&["index", s(&zst), s(&gz), s(&bz), "--db", s(&db), "-q"]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_cqldb"))
         .args(["index", "-", "--db", s(&db), "-q"])
         .stdin(Stdio::piped())
@@ -118,7 +126,10 @@ fn compressed_and_stdin_inputs() {
         .write_all(pgn.as_bytes())
         .unwrap();
     assert!(child.wait().unwrap().success());
-    assert_eq!(Database::open(&db).unwrap().game_count(), 4);
+    let db = Database::open(&db).unwrap();
+    assert_eq!(db.game_count(), 8);
+    assert_eq!(db.game_text(3).unwrap(), b"[Event \"x\"]\n\n1. e4 e5 *\n\n");
+    assert_eq!(db.game_info(7).unwrap().file, "<stdin>");
 }
 
 #[test]

@@ -358,7 +358,11 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
             }
         }
     } else {
-        match san.san.to_move(pos) {
+        match san
+            .san
+            .to_move(pos)
+            .or_else(|e| with_capture_flipped(san.san, pos).ok_or(e))
+        {
             Ok(m) => {
                 let mut p = pos.clone();
                 p.play_unchecked(m);
@@ -386,19 +390,98 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
     add_node(g, line, next, mv);
 }
 
-fn uci_move(word: &[u8], pos: &Chess) -> Option<shakmaty::Move> {
-    let looks_uci = (4..=5).contains(&word.len())
-        && word[0].is_ascii_lowercase()
-        && word[1].is_ascii_digit()
-        && word[2].is_ascii_lowercase()
-        && word[3].is_ascii_digit();
-    if !looks_uci {
-        return None;
-    }
-    shakmaty::uci::UciMove::from_ascii(word)
-        .ok()?
+/// Many PGN writers (and the reference CQL's reader) accept a capture written without `x`
+/// (`Raf8` for `Raxf8`, `ed5` for `exd5`) or a non-capture written with one. Only an
+/// unambiguous reading is taken.
+fn with_capture_flipped(san: San, pos: &Chess) -> Option<shakmaty::Move> {
+    match san {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } => San::Normal {
+            role,
+            file,
+            rank,
+            capture: !capture,
+            to,
+            promotion,
+        }
         .to_move(pos)
-        .ok()
+        .ok(),
+        _ => None,
+    }
+}
+
+/// UCI (`g1f3`, `d7d8q`) and long algebraic (`e2-e4`, `Ng1-f3`, `g1xd1`, `Rg1xd1`, `e7e8=Q+`)
+/// moves: the legal move with that origin, destination and promotion, if there is one.
+fn uci_move(word: &[u8], pos: &Chess) -> Option<shakmaty::Move> {
+    let mut w = word;
+    while let [rest @ .., b'+' | b'#'] = w {
+        w = rest;
+    }
+    let role = match w.first()? {
+        b'K' | b'Q' | b'R' | b'B' | b'N' | b'P' => {
+            let r = shakmaty::Role::from_char(char::from(w[0]))?;
+            w = &w[1..];
+            Some(r)
+        }
+        _ => None,
+    };
+    let square = |b: &[u8]| -> Option<shakmaty::Square> {
+        match b {
+            [f @ b'a'..=b'h', r @ b'1'..=b'8', ..] => Some(shakmaty::Square::from_coords(
+                shakmaty::File::new(u32::from(f - b'a')),
+                shakmaty::Rank::new(u32::from(r - b'1')),
+            )),
+            _ => None,
+        }
+    };
+    let from = square(w)?;
+    w = &w[2..];
+    if let [b'-' | b'x' | b':', rest @ ..] = w {
+        w = rest;
+    }
+    let to = square(w)?;
+    w = &w[2..];
+    if let [b'=', rest @ ..] = w {
+        w = rest;
+    }
+    let promotion = match w {
+        [] => None,
+        [c] => Some(shakmaty::Role::from_char(char::from(
+            c.to_ascii_lowercase(),
+        ))?),
+        _ => return None,
+    };
+    pos.legal_moves().into_iter().find(|m| {
+        m.from() == Some(from)
+            && (m.to() == to
+                || matches!(m, shakmaty::Move::Castle { .. }) && castle_target(m) == Some(to))
+            && m.promotion() == promotion
+            && role.is_none_or(|r| m.role() == r)
+    })
+}
+
+/// The king's destination of a castling move (`e1g1` means O-O).
+fn castle_target(m: &shakmaty::Move) -> Option<shakmaty::Square> {
+    match *m {
+        shakmaty::Move::Castle { king, rook } => {
+            let side = if rook.file() > king.file() {
+                shakmaty::CastlingSide::KingSide
+            } else {
+                shakmaty::CastlingSide::QueenSide
+            };
+            Some(shakmaty::Square::from_coords(
+                side.king_to_file(),
+                king.rank(),
+            ))
+        }
+        _ => None,
+    }
 }
 
 fn add_node(g: &mut GameTree, line: &mut Line, next: Chess, mv: MoveCode) {
