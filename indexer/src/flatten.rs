@@ -18,10 +18,17 @@ pub fn preorder(tree: &GameTree) -> Vec<u32> {
     if tree.nodes.is_empty() {
         return order;
     }
+    // Explicit stack of "next sibling to visit" (no recursion: variations nest arbitrarily deep).
     let mut stack = vec![0u32];
     while let Some(n) = stack.pop() {
         order.push(n);
-        stack.extend(tree.nodes[n as usize].children.iter().rev());
+        let node = &tree.nodes[n as usize];
+        if node.next_sibling != NO_PARENT {
+            stack.push(node.next_sibling);
+        }
+        if node.first_child != NO_PARENT {
+            stack.push(node.first_child);
+        }
     }
     order
 }
@@ -40,8 +47,7 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
         let (parent, child_index, ply, depth, vml) = if node.parent == NO_PARENT {
             (NO_PARENT, 0, 0, 0, true)
         } else {
-            let pnode = &tree.nodes[node.parent as usize];
-            let ci = pnode.children.iter().position(|&c| c == n).unwrap_or(0) as u32;
+            let ci = node.child_index;
             let prec = &out[id_of[node.parent as usize] as usize];
             let parent_vml = prec.flags.contains(PositionFlags::VIRTUAL_MAINLINE);
             let vml = parent_vml && (prec.turn() == Color::Black || ci == 0);
@@ -54,7 +60,7 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
             )
         };
         let mut flags = PositionFlags::default();
-        let terminal = node.children.is_empty();
+        let terminal = node.children == 0;
         flags.set(PositionFlags::WHITE_TO_MOVE, pos.turn() == Color::White);
         flags.set(PositionFlags::INITIAL, parent == NO_PARENT);
         flags.set(PositionFlags::TERMINAL, terminal);
@@ -71,7 +77,7 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
         out.push(PositionRecord {
             parent,
             child_index,
-            children: node.children.len() as u32,
+            children: node.children,
             ply,
             depth,
             move_number: pos.fullmoves().get(),

@@ -29,8 +29,17 @@ pub struct Issue {
 pub struct Node {
     /// Parent node index, [`NO_PARENT`] for the root.
     pub parent: u32,
-    /// Children in PGN order (index = move index).
-    pub children: Vec<u32>,
+    /// First child (the primary move's), [`NO_PARENT`] if none. Children form a sibling list in
+    /// PGN order, so building a tree allocates nothing per node beyond the node itself.
+    pub first_child: u32,
+    /// Last child, [`NO_PARENT`] if none (for appending).
+    pub last_child: u32,
+    /// Next sibling, [`NO_PARENT`] if none.
+    pub next_sibling: u32,
+    /// Number of children.
+    pub children: u32,
+    /// Index of this node among its parent's children (its move index).
+    pub child_index: u32,
     /// The position.
     pub pos: Chess,
     /// The move that reached it.
@@ -124,7 +133,11 @@ fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, Stri
 
 /// Reads a game's text into a tree.
 pub fn build(text: &[u8]) -> GameTree {
-    let mut g = GameTree::default();
+    let mut g = GameTree {
+        // Roughly one node per 5 bytes of game text: avoids regrowing (and moving) the nodes.
+        nodes: Vec::with_capacity(text.len() / 5 + 1),
+        ..GameTree::default()
+    };
     let mut tokens = Lexer::new(text).peekable();
     let mut pre_comments = Vec::new();
     // Tag section (comments before it are kept for the root).
@@ -159,7 +172,11 @@ pub fn build(text: &[u8]) -> GameTree {
     };
     g.nodes.push(Node {
         parent: NO_PARENT,
-        children: Vec::new(),
+        first_child: NO_PARENT,
+        last_child: NO_PARENT,
+        next_sibling: NO_PARENT,
+        children: 0,
+        child_index: 0,
         pos: root,
         mv: MoveCode::NONE,
         truncated: false,
@@ -487,14 +504,27 @@ fn castle_target(m: &shakmaty::Move) -> Option<shakmaty::Square> {
 fn add_node(g: &mut GameTree, line: &mut Line, next: Chess, mv: MoveCode) {
     let parent = line.last;
     let id = g.nodes.len() as u32;
+    let p = &mut g.nodes[parent as usize];
+    let child_index = p.children;
+    let prev_last = p.last_child;
+    p.children += 1;
+    p.last_child = id;
+    if prev_last == NO_PARENT {
+        p.first_child = id;
+    } else {
+        g.nodes[prev_last as usize].next_sibling = id;
+    }
     g.nodes.push(Node {
         parent,
-        children: Vec::new(),
+        first_child: NO_PARENT,
+        last_child: NO_PARENT,
+        next_sibling: NO_PARENT,
+        children: 0,
+        child_index,
         pos: next,
         mv,
         truncated: false,
     });
-    g.nodes[parent as usize].children.push(id);
     for (start, len) in line.pending.drain(..) {
         g.comments.push(NodeComment {
             node: id,

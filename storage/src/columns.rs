@@ -15,7 +15,7 @@ use crate::schema::{
 };
 
 /// zstd level for position blocks (fast to decode, good on the delta-coded columns).
-const BLOCK_LEVEL: i32 = 3;
+const BLOCK_LEVEL: i32 = 1;
 
 /// One decoded block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

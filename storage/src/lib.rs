@@ -5,6 +5,11 @@
 //! open), roaring bitmap indexes, per-segment tantivy tag indexes, and the redb catalog that makes a
 //! batch of new segments visible in one atomic commit.
 //!
+//! The catalog is redb, not sled as the design first said: sled's last release is from 2021 and its
+//! tracker has open reports of corruption after a killed process, while the catalog commit is the
+//! one step whose atomicity the whole index relies on. redb is maintained and commits a write
+//! transaction atomically and durably (see `catalog.rs`).
+//!
 //! It must not know about PGN, query languages or the command line: the indexer hands it finished
 //! [`NewGame`]s, and planners and executors read [`Database`]s.
 //!

@@ -1,8 +1,8 @@
 //! Full-text search over tag values, one tantivy index per segment.
 //!
-//! The seven-tag-roster names people search by (White, Black, Event, Site) and Annotator get
-//! their own text fields; every tag also goes into a JSON field, so `tags.Opening:sicilian` finds any
-//! tag. A segment's tag index is written in its own directory next to the segment file and, like
+//! The names people search by most (White, Black, Event, Site, Annotator) get their own text
+//! fields (`white:carlsen`); every other tag goes into a JSON field, so `tags.Opening:sicilian`
+//! finds any tag. A segment's tag index is written in its own directory next to the segment file and, like
 //! the segment, becomes part of the database only when the catalog commits it.
 
 use std::collections::BTreeMap;
@@ -59,10 +59,13 @@ impl TagWriter {
         doc.add_u64(self.fields.game, u64::from(game));
         let mut all = BTreeMap::new();
         for (name, value) in tags {
-            if let Some(i) = TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {
-                doc.add_text(self.fields.text[i], value);
+            // Tags with their own field are not indexed twice (that doubled the indexing work).
+            match TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {
+                Some(i) => doc.add_text(self.fields.text[i], value),
+                None => {
+                    all.insert(name.clone(), OwnedValue::Str(value.clone()));
+                }
             }
-            all.insert(name.clone(), OwnedValue::Str(value.clone()));
         }
         doc.add_object(self.fields.all, all);
         self.writer.add_document(doc)?;
