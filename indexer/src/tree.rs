@@ -134,8 +134,9 @@ fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, Stri
 /// Reads a game's text into a tree.
 pub fn build(text: &[u8]) -> GameTree {
     let mut g = GameTree {
-        // Roughly one node per 5 bytes of game text: avoids regrowing (and moving) the nodes.
-        nodes: Vec::with_capacity(text.len() / 5 + 1),
+        // About one node per 6 bytes of plain movetext; capped, as comment-heavy games have far
+        // fewer (over-reserving made the kernel zero pages that were never used).
+        nodes: Vec::with_capacity((text.len() / 6).clamp(1, 512)),
         ..GameTree::default()
     };
     let mut tokens = Lexer::new(text).peekable();

@@ -6,8 +6,9 @@
 use cqldb_bench_data::synth::{Generator, SynthOptions};
 use cqldb_indexer::flatten::index_game;
 use cqldb_indexer::split::RawGame;
-use cqldb_storage::{Database, DbWriter, NO_PARENT, PositionFlags as F, WriterOptions};
+use cqldb_storage::{BitmapKey, Database, DbWriter, NO_PARENT, PositionFlags as F, WriterOptions};
 use proptest::prelude::*;
+use roaring::RoaringBitmap;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen};
 
@@ -90,6 +91,43 @@ proptest! {
             prop_assert_eq!(&back.comments, &g.comments);
             prop_assert_eq!(&back.nags, &g.nags);
             prop_assert_eq!(db.game_text(n).unwrap(), g.text.clone());
+        }
+        // Every bitmap equals a full scan of the decoded positions (index vs scan).
+        for (_, seg) in db.segments() {
+            let mut all = Vec::new();
+            for b in 0..seg.block_count() {
+                all.extend(seg.block(b).unwrap().positions);
+            }
+            let mut expected: std::collections::BTreeMap<u64, RoaringBitmap> = Default::default();
+            for (id, p) in all.iter().enumerate() {
+                let id = id as u32;
+                for sq in 0..64u32 {
+                    let s = shakmaty::Square::new(sq);
+                    for color in Color::ALL {
+                        for role in shakmaty::Role::ALL {
+                            if p.board.by_piece(shakmaty::Piece { color, role }).contains(s) {
+                                expected.entry(BitmapKey::Piece(color, role, s).to_u64()).or_default().insert(id);
+                            }
+                        }
+                    }
+                }
+                for (flag, _) in F::ALL {
+                    if p.flags.contains(flag) {
+                        expected.entry(BitmapKey::flag(flag).to_u64()).or_default().insert(id);
+                    }
+                }
+                expected.entry(BitmapKey::Material(p.material).to_u64()).or_default().insert(id);
+            }
+            let stored: Vec<u64> = seg
+                .bitmap_keys()
+                .into_iter()
+                .filter(|(k, _)| !k.is_game_key())
+                .map(|(k, _)| k.to_u64())
+                .collect();
+            prop_assert_eq!(stored, expected.keys().copied().collect::<Vec<_>>());
+            for (k, bm) in &expected {
+                prop_assert_eq!(&seg.bitmap(BitmapKey::from_u64(*k).unwrap()).unwrap(), bm);
+            }
         }
     }
 }

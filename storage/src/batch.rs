@@ -5,11 +5,11 @@
 //! in parallel worker threads. The single writer then only concatenates blobs and inserts runs at
 //! an offset (see `segment.rs`).
 
-use shakmaty::{Color, Piece, Role};
+use shakmaty::{Color, Role};
 
 use crate::bitmap::BitmapKey;
 use crate::columns::{encode_block, raw_block_len};
-use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags, PositionRecord};
+use crate::schema::{Bitboards, CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
 use crate::segment::{IssueRecord, NewGame};
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
@@ -125,57 +125,80 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
     out
 }
 
-/// The bitmap runs of consecutive positions: pieces on squares, flags, material.
+/// The piece (as an index 0..12: colour * 6 + role - 1) standing on `sq`, if any.
+fn piece_at(b: &Bitboards, sq: u32) -> Option<usize> {
+    let bit = 1u64 << sq;
+    let color = if b.0[0] & bit != 0 {
+        0
+    } else if b.0[1] & bit != 0 {
+        1
+    } else {
+        return None;
+    };
+    (0..6)
+        .find(|r| b.0[2 + r] & bit != 0)
+        .map(|r| color * 6 + r)
+}
+
+fn piece_key(piece: usize, sq: u32) -> u64 {
+    let color = if piece < 6 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let role = Role::ALL[piece % 6];
+    BitmapKey::Piece(color, role, shakmaty::Square::new(sq)).to_u64()
+}
+
+/// The bitmap runs of consecutive positions: pieces on squares, flags, material. Only the squares
+/// whose contents differ from the previous position are looked at (two to four per move).
 fn runs(games: &[Vec<PositionRecord>]) -> Vec<Run> {
     let n: usize = games.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(n * 3);
-    let mut run_start = [[0u32; 64]; 12];
-    let mut prev = crate::schema::Bitboards::default();
+    let mut run_start = [0u32; 64];
+    let mut prev = Bitboards::default();
     let mut flag_start = [0u32; 16];
     let mut prev_flags = 0u16;
     let mut material = (0u32, None);
-    let pieces: Vec<(Color, Role)> = Color::ALL
-        .into_iter()
-        .flat_map(|c| Role::ALL.into_iter().map(move |r| (c, r)))
-        .collect();
     let end = n as u32;
     for (id, rec) in games.iter().flatten().enumerate() {
         let id = id as u32;
-        for (pi, &(color, role)) in pieces.iter().enumerate() {
-            let piece = Piece { color, role };
-            let cur = rec.board.by_piece(piece).0;
-            let old = prev.by_piece(piece).0;
-            let mut closed = old & !cur;
-            while closed != 0 {
-                let sq = closed.trailing_zeros();
-                closed &= closed - 1;
+        let mut changed = 0u64;
+        for (a, b) in prev.0.iter().zip(rec.board.0.iter()) {
+            changed |= a ^ b;
+        }
+        while changed != 0 {
+            let sq = changed.trailing_zeros();
+            changed &= changed - 1;
+            let (old, new) = (piece_at(&prev, sq), piece_at(&rec.board, sq));
+            if old == new {
+                continue;
+            }
+            if let Some(p) = old {
                 out.push(Run {
-                    key: BitmapKey::Piece(color, role, shakmaty::Square::new(sq)).to_u64(),
-                    start: run_start[pi][sq as usize],
+                    key: piece_key(p, sq),
+                    start: run_start[sq as usize],
                     end: id,
                 });
             }
-            let mut opened = cur & !old;
-            while opened != 0 {
-                let sq = opened.trailing_zeros();
-                opened &= opened - 1;
-                run_start[pi][sq as usize] = id;
+            if new.is_some() {
+                run_start[sq as usize] = id;
             }
         }
         prev = rec.board;
         let flags = rec.flags.0;
-        let changed = flags ^ prev_flags;
-        for bit in 0..16u32 {
-            if changed >> bit & 1 == 1 {
-                if flags >> bit & 1 == 1 {
-                    flag_start[bit as usize] = id;
-                } else {
-                    out.push(Run {
-                        key: BitmapKey::Flag(bit as u8).to_u64(),
-                        start: flag_start[bit as usize],
-                        end: id,
-                    });
-                }
+        let mut changed = flags ^ prev_flags;
+        while changed != 0 {
+            let bit = changed.trailing_zeros();
+            changed &= changed - 1;
+            if flags >> bit & 1 == 1 {
+                flag_start[bit as usize] = id;
+            } else {
+                out.push(Run {
+                    key: BitmapKey::Flag(bit as u8).to_u64(),
+                    start: flag_start[bit as usize],
+                    end: id,
+                });
             }
         }
         prev_flags = flags;
@@ -190,14 +213,14 @@ fn runs(games: &[Vec<PositionRecord>]) -> Vec<Run> {
             material = (id, Some(rec.material));
         }
     }
-    for (pi, &(color, role)) in pieces.iter().enumerate() {
-        let mut open = prev.by_piece(Piece { color, role }).0;
-        while open != 0 {
-            let sq = open.trailing_zeros();
-            open &= open - 1;
+    let mut occupied = prev.0[0] | prev.0[1];
+    while occupied != 0 {
+        let sq = occupied.trailing_zeros();
+        occupied &= occupied - 1;
+        if let Some(p) = piece_at(&prev, sq) {
             out.push(Run {
-                key: BitmapKey::Piece(color, role, shakmaty::Square::new(sq)).to_u64(),
-                start: run_start[pi][sq as usize],
+                key: piece_key(p, sq),
+                start: run_start[sq as usize],
                 end,
             });
         }
@@ -218,6 +241,5 @@ fn runs(games: &[Vec<PositionRecord>]) -> Vec<Run> {
             end,
         });
     }
-    let _ = PositionFlags::ALL;
     out
 }

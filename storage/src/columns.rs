@@ -44,8 +44,13 @@ impl Out {
         width: usize,
     ) {
         self.0.extend_from_slice(&(n as u32).to_le_bytes());
-        for it in items {
-            self.0.extend_from_slice(&f(it).to_le_bytes()[..width]);
+        self.0.reserve(n * width);
+        // One loop per width so each value is a fixed-size store, not a memcpy call.
+        match width {
+            1 => items.for_each(|it| self.0.push(f(it) as u8)),
+            2 => items.for_each(|it| self.0.extend_from_slice(&(f(it) as u16).to_le_bytes())),
+            4 => items.for_each(|it| self.0.extend_from_slice(&(f(it) as u32).to_le_bytes())),
+            _ => items.for_each(|it| self.0.extend_from_slice(&f(it).to_le_bytes())),
         }
     }
 }

@@ -231,7 +231,13 @@ impl SegmentBuilder {
             variations: self.data.variations,
             issues: self.data.issues.len() as u64,
         };
-        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&self.data)
+        // Sized up front: growing a buffer this large by doubling costs copies and page faults.
+        let estimate = self.data_bytes as usize
+            + self.data.bitmap_blobs.iter().map(Vec::len).sum::<usize>()
+            + self.data.games.result.len() * 64
+            + (1 << 16);
+        let buffer = rkyv::util::AlignedVec::<16>::with_capacity(estimate);
+        let bytes = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&self.data, buffer)
             .map_err(|e| StorageError::corrupt(path, format!("serialising segment: {e}")))?;
         write_file(path, MAGIC, &bytes)?;
         Ok(stats)
