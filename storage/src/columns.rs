@@ -61,7 +61,39 @@ struct In<'a> {
     at: usize,
 }
 
-impl In<'_> {
+/// A read-only view of one packed column.
+#[derive(Copy, Clone)]
+struct Col<'a> {
+    bytes: &'a [u8],
+    width: usize,
+}
+
+impl Col<'_> {
+    fn get(&self, i: usize) -> u64 {
+        let b = &self.bytes[i * self.width..];
+        match self.width {
+            1 => u64::from(b[0]),
+            2 => u64::from(u16::from_le_bytes([b[0], b[1]])),
+            4 => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        }
+    }
+}
+
+impl<'a> In<'a> {
+    /// The next column as a view, checked to hold `n` values (any number if `n` is `None`).
+    fn view(&mut self, width: usize, n: Option<usize>) -> Option<(Col<'a>, usize)> {
+        let len = u32::from_le_bytes(self.buf.get(self.at..self.at + 4)?.try_into().ok()?) as usize;
+        if n.is_some_and(|n| n != len) {
+            return None;
+        }
+        self.at += 4;
+        let end = self.at.checked_add(len.checked_mul(width)?)?;
+        let bytes = self.buf.get(self.at..end)?;
+        self.at = end;
+        Some((Col { bytes, width }, len))
+    }
+
     fn col(&mut self, width: usize) -> Option<Vec<u64>> {
         let n = u32::from_le_bytes(self.buf.get(self.at..self.at + 4)?.try_into().ok()?) as usize;
         self.at += 4;
@@ -138,29 +170,32 @@ pub fn encode_block(
 pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
     let raw = zstd::bulk::decompress(data, raw_len).ok()?;
     let mut r = In { buf: &raw, at: 0 };
-    let parent_delta = r.col(4)?;
-    let n = parent_delta.len();
-    let cols: Vec<Vec<u64>> = [4, 4, 4, 4, 4, 2, 4, 8, 1, 4, 8]
+    let (parent_delta, n) = r.view(4, None)?;
+    let cols: Vec<Col> = [4, 4, 4, 4, 4, 2, 4, 8, 1, 4, 8]
         .iter()
-        .map(|&w| r.col(w).filter(|c| c.len() == n))
+        .map(|&w| r.view(w, Some(n)).map(|(c, _)| c))
         .collect::<Option<_>>()?;
-    let root_cols: Vec<Vec<u64>> = (0..8).map(|_| r.col(8)).collect::<Option<_>>()?;
+    let roots: Vec<(Col, usize)> = (0..8).map(|_| r.view(8, None)).collect::<Option<_>>()?;
     let mut positions: Vec<PositionRecord> = Vec::with_capacity(n);
     let mut next_root = 0usize;
     let mut game_start = 0usize;
     for i in 0..n {
-        let flags = PositionFlags(cols[5][i] as u16);
-        let mv = MoveCode(cols[6][i] as u32);
-        let (parent, board) = if parent_delta[i] == 0 {
+        let flags = PositionFlags(cols[5].get(i) as u16);
+        let mv = MoveCode(cols[6].get(i) as u32);
+        let delta = parent_delta.get(i) as usize;
+        let (parent, board) = if delta == 0 {
             let mut b = [0u64; 8];
-            for (k, col) in root_cols.iter().enumerate() {
-                b[k] = *col.get(next_root)?;
+            for (k, (col, len)) in roots.iter().enumerate() {
+                if next_root >= *len {
+                    return None;
+                }
+                b[k] = col.get(next_root);
             }
             next_root += 1;
             game_start = i;
             (NO_PARENT, Bitboards(b))
         } else {
-            let p = i.checked_sub(parent_delta[i] as usize)?;
+            let p = i.checked_sub(delta)?;
             if p < game_start {
                 return None;
             }
@@ -171,23 +206,26 @@ pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
         };
         positions.push(PositionRecord {
             parent,
-            child_index: cols[0][i] as u32,
-            children: cols[1][i] as u32,
-            ply: cols[2][i] as u32,
-            depth: cols[3][i] as u32,
-            move_number: cols[4][i] as u32,
+            child_index: cols[0].get(i) as u32,
+            children: cols[1].get(i) as u32,
+            ply: cols[2].get(i) as u32,
+            depth: cols[3].get(i) as u32,
+            move_number: cols[4].get(i) as u32,
             flags,
             mv,
-            castling: Bitboard(cols[7][i]),
-            ep_square: (cols[8][i] < 64).then(|| Square::new(cols[8][i] as u32)),
-            halfmove_clock: cols[9][i] as u32,
+            castling: Bitboard(cols[7].get(i)),
+            ep_square: (cols[8].get(i) < 64).then(|| Square::new(cols[8].get(i) as u32)),
+            halfmove_clock: cols[9].get(i) as u32,
             zobrist: 0,
-            material: MaterialSignature(cols[10][i]),
+            material: MaterialSignature(cols[10].get(i)),
             board,
         });
-        if let Some(last) = positions.last_mut() {
-            last.zobrist = crate::replay::zobrist(last);
-        }
+        let z = if delta == 0 {
+            crate::replay::zobrist(&positions[i])
+        } else {
+            crate::replay::zobrist_after(&positions[i - delta], &positions[i])
+        };
+        positions[i].zobrist = z;
     }
     let cpos = r.col(4)?;
     let cplace = r.col(1)?;

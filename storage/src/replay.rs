@@ -71,36 +71,98 @@ pub fn apply_move(board: &mut Bitboards, mover: Color, mv: MoveCode) {
 }
 
 /// The 64-bit Zobrist hash of a record's position, equal to shakmaty's
-/// `zobrist_hash::<Zobrist64>(EnPassantMode::Legal)` for the same position.
+/// `zobrist_hash::<Zobrist64>(EnPassantMode::Legal)` for the same position (computed from scratch).
 pub fn zobrist(rec: &PositionRecord) -> u64 {
-    let Some(board) = rec.board.to_board() else {
-        return 0;
-    };
     let mut z = Zobrist64::default();
-    for (sq, piece) in board.iter() {
-        z ^= Zobrist64::zobrist_for_piece(sq, piece);
+    let b = &rec.board;
+    for color in Color::ALL {
+        for role in Role::ALL {
+            for sq in b.by_piece(shakmaty::Piece { color, role }) {
+                z ^= Zobrist64::zobrist_for_piece(sq, shakmaty::Piece { color, role });
+            }
+        }
     }
     if rec.turn() == Color::White {
         z ^= Zobrist64::zobrist_for_white_turn();
+    }
+    (z ^ castling_part(rec) ^ ep_part(rec)).0
+}
+
+/// The hash of a child from its parent's, updating only what the move changed (a few lookups).
+/// `parent.zobrist` must be set; gives the same value as [`zobrist`] of the child.
+pub fn zobrist_after(parent: &PositionRecord, child: &PositionRecord) -> u64 {
+    let mut z = Zobrist64(parent.zobrist) ^ Zobrist64::zobrist_for_white_turn();
+    if parent.castling != child.castling {
+        z ^= castling_part(parent) ^ castling_part(child);
+    }
+    if parent.ep_square != child.ep_square {
+        z ^= ep_part(parent) ^ ep_part(child);
+    }
+    let mv = child.mv;
+    let (Some(from), Some(to), Some(role), Some(kind)) = (mv.from(), mv.to(), mv.role(), mv.kind())
+    else {
+        return z.0;
+    };
+    let us = parent.turn();
+    let key = |sq, role, color| Zobrist64::zobrist_for_piece(sq, shakmaty::Piece { color, role });
+    match kind {
+        MoveKind::Null => {}
+        MoveKind::Normal => {
+            z ^= key(from, role, us) ^ key(to, mv.promotion().unwrap_or(role), us);
+            if let Some(cap) = mv.capture() {
+                z ^= key(to, cap, us.other());
+            }
+        }
+        MoveKind::EnPassant => {
+            let captured = Square::from_coords(to.file(), from.rank());
+            z ^= key(from, Role::Pawn, us) ^ key(to, Role::Pawn, us);
+            z ^= key(captured, Role::Pawn, us.other());
+        }
+        MoveKind::Castle => {
+            let side = castle_side(from, to);
+            let rank = from.rank();
+            z ^= key(from, Role::King, us) ^ key(to, Role::Rook, us);
+            z ^= key(
+                Square::from_coords(side.king_to_file(), rank),
+                Role::King,
+                us,
+            );
+            z ^= key(
+                Square::from_coords(side.rook_to_file(), rank),
+                Role::Rook,
+                us,
+            );
+        }
+    }
+    z.0
+}
+
+fn ep_part(rec: &PositionRecord) -> Zobrist64 {
+    rec.ep_square.map_or(Zobrist64::default(), |sq| {
+        Zobrist64::zobrist_for_en_passant_file(sq.file())
+    })
+}
+
+fn castling_part(rec: &PositionRecord) -> Zobrist64 {
+    let mut z = Zobrist64::default();
+    if rec.castling.is_empty() {
+        return z;
     }
     for color in Color::ALL {
         let back = Bitboard::from_rank(match color {
             Color::White => Rank::First,
             Color::Black => Rank::Eighth,
         });
-        let Some(king) = (board.kings() & board.by_color(color) & back).first() else {
+        let ours = rec.board.by_color(color) & back;
+        let Some(king) = (rec.board.by_role(Role::King) & ours).first() else {
             continue;
         };
-        let rooks = rec.castling & back & board.by_color(color);
+        let rooks = rec.castling & ours;
         for side in CastlingSide::ALL {
-            let has = rooks.into_iter().any(|r| castle_side(king, r) == side);
-            if has {
+            if rooks.into_iter().any(|r| castle_side(king, r) == side) {
                 z ^= Zobrist64::zobrist_for_castling_right(color, side);
             }
         }
     }
-    if let Some(sq) = rec.ep_square {
-        z ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
-    }
-    z.0
+    z
 }

@@ -24,6 +24,12 @@ pub enum BenchCommand {
         #[arg(long)]
         db: Option<PathBuf>,
     },
+    /// Decode every position block of a database and count mates, against the mate bitmap.
+    Scan {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+    },
 }
 
 /// Runs a benchmark.
@@ -34,7 +40,45 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             threads,
             db,
         } => ingest(inputs, threads, db),
+        BenchCommand::Scan { db } => scan(&db),
     }
+}
+
+/// Full decode of the position columns (one thread) versus the same count from a bitmap.
+fn scan(db: &std::path::Path) -> Result<ExitCode> {
+    use cqldb_storage::{BitmapKey, PositionFlags};
+    let database = Database::open(db)?;
+    let start = Instant::now();
+    let (mut positions, mut mates) = (0u64, 0u64);
+    for (_, seg) in database.segments() {
+        for b in 0..seg.block_count() {
+            let block = seg.block(b)?;
+            positions += block.positions.len() as u64;
+            mates += block
+                .positions
+                .iter()
+                .filter(|p| p.flags.contains(PositionFlags::MATE))
+                .count() as u64;
+        }
+    }
+    let scan_secs = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let from_bitmap = database.bitmap_count(BitmapKey::flag(PositionFlags::MATE))?;
+    let bitmap_secs = start.elapsed().as_secs_f64();
+    println!("cqldb bench scan: {positions} positions");
+    println!(
+        "full decode (1 thread): {mates} mates in {scan_secs:.2}s = {:.1} M positions/s",
+        positions as f64 / scan_secs / 1e6
+    );
+    println!(
+        "mate bitmap:            {from_bitmap} mates in {:.2} ms ({:.0}x faster)",
+        bitmap_secs * 1e3,
+        scan_secs / bitmap_secs.max(1e-9)
+    );
+    if from_bitmap != mates {
+        anyhow::bail!("bitmap and scan disagree: {from_bitmap} vs {mates}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn default_inputs() -> Result<Vec<PathBuf>> {
