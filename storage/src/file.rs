@@ -2,7 +2,8 @@
 //!
 //! Layout: a 64-byte header (magic, format version, payload length, CRC-32 of the payload), then
 //! the payload, which starts 64-byte aligned so an rkyv archive can be read in place from the
-//! memory map. A file is written under a fresh name and synced before anything refers to it.
+//! memory map. A file is written under a fresh name and synced before anything refers to it; until
+//! its header is written it fails the checks below, so a half-written file is never taken as valid.
 
 use std::fs::File;
 use std::io::Write;
@@ -15,16 +16,56 @@ use crate::error::{Result, StorageError};
 const HEADER_LEN: usize = 64;
 const FORMAT_VERSION: u32 = 1;
 
-/// Writes `payload` to a new file at `path` with the given 8-byte magic, then fsyncs it.
-pub fn write_file(path: &Path, magic: &[u8; 8], payload: &[u8]) -> Result<()> {
+/// A writer that checksums and counts what goes through it (the payload of a container file).
+pub struct ChecksumWriter {
+    inner: std::io::BufWriter<File>,
+    hasher: crc32fast::Hasher,
+    len: u64,
+}
+
+impl Write for ChecksumWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes a new container file at `path` (which must not exist) with the given 8-byte magic. The
+/// payload is streamed by `fill` (no copy of it in memory); the header is written last, once
+/// length and checksum are known, then the file is synced.
+pub fn write_file_streaming(
+    path: &Path,
+    magic: &[u8; 8],
+    fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
+) -> Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = File::create_new(path).map_err(StorageError::io(path))?;
+    f.write_all(&[0u8; HEADER_LEN])
+        .map_err(StorageError::io(path))?;
+    let w = ChecksumWriter {
+        inner: std::io::BufWriter::with_capacity(1 << 20, f),
+        hasher: crc32fast::Hasher::new(),
+        len: 0,
+    };
+    let w = fill(w).map_err(|e| StorageError::corrupt(path, format!("writing: {e}")))?;
+    let crc = w.hasher.finalize();
+    let mut f = w
+        .inner
+        .into_inner()
+        .map_err(|e| StorageError::io(path)(e.into_error()))?;
     let mut header = [0u8; HEADER_LEN];
     header[..8].copy_from_slice(magic);
     header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    header[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
-    header[20..24].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
-    let mut f = File::create_new(path).map_err(StorageError::io(path))?;
+    header[12..20].copy_from_slice(&w.len.to_le_bytes());
+    header[20..24].copy_from_slice(&crc.to_le_bytes());
+    f.seek(SeekFrom::Start(0)).map_err(StorageError::io(path))?;
     f.write_all(&header).map_err(StorageError::io(path))?;
-    f.write_all(payload).map_err(StorageError::io(path))?;
     f.sync_all().map_err(StorageError::io(path))?;
     Ok(())
 }

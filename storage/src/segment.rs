@@ -13,7 +13,7 @@ use crate::batch::EncodedBatch;
 use crate::bitmap::{BitmapBuilder, BitmapKey};
 use crate::columns::{DecodedBlock, decode_block};
 use crate::error::{Result, StorageError};
-use crate::file::{MappedFile, write_file};
+use crate::file::{MappedFile, write_file_streaming};
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags, PositionRecord};
 
 const MAGIC: &[u8; 8] = b"CQLDBSEG";
@@ -231,15 +231,16 @@ impl SegmentBuilder {
             variations: self.data.variations,
             issues: self.data.issues.len() as u64,
         };
-        // Sized up front: growing a buffer this large by doubling costs copies and page faults.
-        let estimate = self.data_bytes as usize
-            + self.data.bitmap_blobs.iter().map(Vec::len).sum::<usize>()
-            + self.data.games.result.len() * 64
-            + (1 << 16);
-        let buffer = rkyv::util::AlignedVec::<16>::with_capacity(estimate);
-        let bytes = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&self.data, buffer)
-            .map_err(|e| StorageError::corrupt(path, format!("serialising segment: {e}")))?;
-        write_file(path, MAGIC, &bytes)?;
+        // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
+        // cost more than the serialisation).
+        write_file_streaming(path, MAGIC, |w| {
+            rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
+                &self.data,
+                rkyv::ser::writer::IoWriter::new(w),
+            )
+            .map(rkyv::ser::writer::IoWriter::into_inner)
+            .map_err(|e| e.to_string())
+        })?;
         Ok(stats)
     }
 }
