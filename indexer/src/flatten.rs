@@ -1,11 +1,11 @@
 //! Turns a [`GameTree`] into index rows: position ids in the reference CQL order (pre-order, primary
 //! child first, each child's whole subtree before its next sibling) and every per-position column.
 
+use cqldb_storage::replay;
 use cqldb_storage::{
     Bitboards, CommentRef, IssueRecord, MaterialSignature, NO_PARENT, NagRef, NewGame,
     PositionFlags, PositionRecord,
 };
-use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Color, EnPassantMode, Position};
 
 use crate::split::{RawGame, line_col};
@@ -86,10 +86,29 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
             castling: pos.castles().castling_rights(),
             ep_square: pos.ep_square(EnPassantMode::Legal),
             halfmove_clock: pos.halfmoves(),
-            zobrist: pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-            material: MaterialSignature::of(pos.board()),
+            zobrist: 0,
+            material: MaterialSignature::default(),
             board: Bitboards::of(pos.board()),
         });
+        // Both change only with the move, so they are updated from the parent's row (the tree
+        // property tests check them against shakmaty's from-scratch values).
+        let id = out.len() - 1;
+        let (zobrist, material) = if parent == NO_PARENT {
+            (
+                replay::zobrist(&out[id]),
+                MaterialSignature::of(pos.board()),
+            )
+        } else {
+            let prev = &out[parent as usize];
+            let material = if node.mv.capture().is_some() || node.mv.promotion().is_some() {
+                MaterialSignature::of(pos.board())
+            } else {
+                prev.material
+            };
+            (replay::zobrist_after(prev, &out[id]), material)
+        };
+        out[id].zobrist = zobrist;
+        out[id].material = material;
     }
     (out, id_of)
 }

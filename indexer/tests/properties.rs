@@ -61,6 +61,7 @@ proptest! {
                 prop_assert_eq!(p.flags.contains(F::MATE), pos.is_checkmate());
                 prop_assert_eq!(p.flags.contains(F::STALEMATE), pos.is_stalemate());
                 prop_assert_eq!(p.zobrist, pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+                prop_assert_eq!(p.material, cqldb_storage::MaterialSignature::of(pos.board()));
             }
             let ids_without_variations_equal_ply = g.positions.iter().enumerate()
                 .filter(|(_, p)| p.depth == 0)
