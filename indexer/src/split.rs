@@ -186,6 +186,27 @@ impl<R: Read> Splitter<R> {
         let mut i = self.scanned;
         while i < limit {
             let b = self.buf[i];
+            // Fast path: a run of bytes that can only be part of a move or move number.
+            if self.mode == Mode::Normal
+                && ORDINARY[b as usize]
+                && !(self.token_start && matches!(b, b'0' | b'1' | b'*'))
+            {
+                if self.after_result {
+                    // Movetext after a finished game without tags: a new game.
+                    self.scanned = i;
+                    self.after_result = false;
+                    return Some(i);
+                }
+                let mut j = i + 1;
+                while j < limit && ORDINARY[self.buf[j] as usize] {
+                    j += 1;
+                }
+                self.seen_moves = true;
+                self.token_start = false;
+                self.line_start = false;
+                i = j;
+                continue;
+            }
             let at_line_start = self.line_start;
             self.line_start = b == b'\n' || (b == b'\r' && self.buf.get(i + 1) != Some(&b'\n'));
             match self.mode {
@@ -266,6 +287,18 @@ impl<R: Read> Splitter<R> {
         None
     }
 }
+
+/// Bytes with no structural meaning in movetext (everything but white space and `[ % { } ; ( )`).
+static ORDINARY: [bool; 256] = {
+    let mut t = [true; 256];
+    let special = b" \t\r\n\x0b\x0c[%{};()";
+    let mut k = 0;
+    while k < special.len() {
+        t[special[k] as usize] = false;
+        k += 1;
+    }
+    t
+};
 
 /// Length of a termination marker at the start of `s`, if one stands there as a whole token.
 fn result_len(s: &[u8]) -> Option<usize> {
