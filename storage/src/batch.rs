@@ -80,7 +80,9 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
     let mut base = 0u32;
     let mut comments: Vec<CommentRef> = Vec::new();
     let mut nags: Vec<NagRef> = Vec::new();
-    let mut text = Vec::with_capacity(games.iter().map(|g| g.text.len()).sum());
+    let mut text = TEXT_SCRATCH.with(|c| std::mem::take(&mut *c.borrow_mut()));
+    text.clear();
+    text.reserve(games.iter().map(|g| g.text.len()).sum());
     for (i, game) in games.into_iter().enumerate() {
         out.games.push(BatchGame {
             file: game.file,
@@ -122,7 +124,13 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
     out.block_raw_len = raw_block_len(&positions, &comments, &nags) as u32;
     out.block = encode_block(&positions, &comments, &nags);
     out.text = crate::columns::compress(&text, TEXT_LEVEL);
+    TEXT_SCRATCH.with(|c| *c.borrow_mut() = text);
     out
+}
+
+thread_local! {
+    /// Reused buffer for a batch's concatenated text (see `columns::SCRATCH`).
+    static TEXT_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The piece (as an index 0..12: colour * 6 + role - 1) standing on `sq`, if any.

@@ -123,7 +123,9 @@ pub fn encode_block(
 ) -> Vec<u8> {
     let n: usize = games.iter().map(Vec::len).sum();
     let all = || games.iter().flatten();
-    let mut o = Out(Vec::with_capacity(n * 60 + 256));
+    let mut o = Out(SCRATCH.with(|c| std::mem::take(&mut *c.borrow_mut())));
+    o.0.clear();
+    o.0.reserve(n * 60 + 256);
     let deltas: Vec<u32> = games
         .iter()
         .flat_map(|g| {
@@ -163,7 +165,14 @@ pub fn encode_block(
     o.col(nags, |n| u64::from(n.position), 4);
     o.col(nags, |n| u64::from(n.nag), 1);
     // Compressing into a Vec cannot fail for a valid level.
-    compress(&o.0, BLOCK_LEVEL)
+    let out = compress(&o.0, BLOCK_LEVEL);
+    SCRATCH.with(|c| *c.borrow_mut() = o.0);
+    out
+}
+
+thread_local! {
+    /// Per-thread scratch buffer for packing, reused so every batch does not fault in fresh pages.
+    pub(crate) static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Decompresses and unpacks a block; `None` if it is malformed. `raw_len` bounds the allocation.
