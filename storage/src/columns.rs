@@ -2,8 +2,13 @@
 //!
 //! A block holds every position of its games (blocks never split a game, so a parent is always in
 //! the same block as its child) as one little-endian array per column, plus the games' root piece
-//! placements, comments and NAGs. The board and Zobrist columns are derived on decode (see
-//! `replay.rs`). Parents are stored as `id - parent` (1 for a main-line move) and
+//! placements, comments and NAGs.
+//!
+//! Only what the tree cannot give back is stored: per position the parent, the move, castling
+//! rights, en-passant square, half-move clock and the check / mate / stalemate / truncated bits
+//! (14 bytes before compression). Ply, depth, child index, number of children, move number, side to
+//! move, the structural flags, material, board and Zobrist hash are derived on decode from the
+//! parent (see `replay.rs`), and each game's root stores its board, move number and side to move. Parents are stored as `id - parent` (1 for a main-line move) and
 //! the board column as moves (see `replay.rs`), which is what makes a block compress well.
 
 use shakmaty::{Bitboard, Square};
@@ -139,21 +144,26 @@ pub fn encode_block(
         })
         .collect();
     o.col(&deltas, |d| u64::from(*d), 4);
-    o.col_iter(n, all(), |p| u64::from(p.child_index), 4);
-    o.col_iter(n, all(), |p| u64::from(p.children), 4);
-    o.col_iter(n, all(), |p| u64::from(p.ply), 4);
-    o.col_iter(n, all(), |p| u64::from(p.depth), 4);
-    o.col_iter(n, all(), |p| u64::from(p.move_number), 4);
-    o.col_iter(n, all(), |p| u64::from(p.flags.0), 2);
+    o.col_iter(n, all(), |p| u64::from(stored_flags(p.flags)), 1);
     o.col_iter(n, all(), |p| u64::from(p.mv.0), 4);
-    o.col_iter(n, all(), |p| p.castling.0, 8);
+    o.col_iter(n, all(), |p| u64::from(castling_to_u16(p.castling)), 2);
     o.col_iter(n, all(), |p| p.ep_square.map_or(64, u64::from), 1);
-    o.col_iter(n, all(), |p| u64::from(p.halfmove_clock), 4);
-    o.col_iter(n, all(), |p| p.material.0, 8);
+    o.col_iter(
+        n,
+        all(),
+        |p| u64::from(p.halfmove_clock.min(u32::from(u16::MAX))),
+        2,
+    );
     let roots: Vec<&PositionRecord> = games.iter().filter_map(|g| g.first()).collect();
     for i in 0..8 {
         o.col(&roots, |p| p.board.0[i], 8);
     }
+    o.col(&roots, |p| u64::from(p.move_number), 4);
+    o.col(
+        &roots,
+        |p| u64::from(p.flags.contains(PositionFlags::WHITE_TO_MOVE)),
+        1,
+    );
     o.col(comments, |c| u64::from(c.position), 4);
     o.col(
         comments,
@@ -180,61 +190,108 @@ pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
     let raw = zstd::bulk::decompress(data, raw_len).ok()?;
     let mut r = In { buf: &raw, at: 0 };
     let (parent_delta, n) = r.view(4, None)?;
-    let cols: Vec<Col> = [4, 4, 4, 4, 4, 2, 4, 8, 1, 4, 8]
+    let cols: Vec<Col> = [1, 4, 2, 1, 2]
         .iter()
         .map(|&w| r.view(w, Some(n)).map(|(c, _)| c))
         .collect::<Option<_>>()?;
-    let roots: Vec<(Col, usize)> = (0..8).map(|_| r.view(8, None)).collect::<Option<_>>()?;
+    let (stored, moves, castling, ep, halfmoves) = (cols[0], cols[1], cols[2], cols[3], cols[4]);
+    let roots: Vec<(Col, usize)> = (0..10)
+        .map(|k| {
+            r.view(
+                if k < 8 {
+                    8
+                } else if k == 8 {
+                    4
+                } else {
+                    1
+                },
+                None,
+            )
+        })
+        .collect::<Option<_>>()?;
+    let root_count = roots[0].1;
+    if roots.iter().any(|(_, len)| *len != root_count) {
+        return None;
+    }
     let mut positions: Vec<PositionRecord> = Vec::with_capacity(n);
+    let mut next_child = vec![0u32; n];
     let mut next_root = 0usize;
     let mut game_start = 0usize;
     for i in 0..n {
-        let flags = PositionFlags(cols[5].get(i) as u16);
-        let mv = MoveCode(cols[6].get(i) as u32);
+        let mv = MoveCode(moves.get(i) as u32);
         let delta = parent_delta.get(i) as usize;
-        let (parent, board) = if delta == 0 {
-            let mut b = [0u64; 8];
-            for (k, (col, len)) in roots.iter().enumerate() {
-                if next_root >= *len {
-                    return None;
-                }
-                b[k] = col.get(next_root);
+        let mut flags = PositionFlags(0);
+        for (bit, flag) in STORED_FLAGS.iter().enumerate() {
+            flags.set(*flag, stored.get(i) >> bit & 1 == 1);
+        }
+        let mut rec = PositionRecord {
+            parent: NO_PARENT,
+            child_index: 0,
+            children: 0,
+            ply: 0,
+            depth: 0,
+            move_number: 0,
+            flags,
+            mv,
+            castling: castling_from_u16(castling.get(i) as u16),
+            ep_square: (ep.get(i) < 64).then(|| Square::new(ep.get(i) as u32)),
+            halfmove_clock: halfmoves.get(i) as u32,
+            zobrist: 0,
+            material: MaterialSignature::default(),
+            board: Bitboards::default(),
+        };
+        if delta == 0 {
+            if next_root >= root_count {
+                return None;
             }
+            for (k, (col, _)) in roots[..8].iter().enumerate() {
+                rec.board.0[k] = col.get(next_root);
+            }
+            rec.move_number = roots[8].0.get(next_root) as u32;
+            rec.flags
+                .set(PositionFlags::WHITE_TO_MOVE, roots[9].0.get(next_root) == 1);
+            rec.flags |= PositionFlags::INITIAL | PositionFlags::VIRTUAL_MAINLINE;
+            rec.material = MaterialSignature::of(&rec.board.to_board()?);
+            rec.zobrist = crate::replay::zobrist(&rec);
             next_root += 1;
             game_start = i;
-            (NO_PARENT, Bitboards(b))
         } else {
             let p = i.checked_sub(delta)?;
             if p < game_start {
                 return None;
             }
-            let parent = positions.get(p)?;
-            let mut b = parent.board;
-            apply_move(&mut b, parent.turn(), mv);
-            ((p - game_start) as u32, b)
-        };
-        positions.push(PositionRecord {
-            parent,
-            child_index: cols[0].get(i) as u32,
-            children: cols[1].get(i) as u32,
-            ply: cols[2].get(i) as u32,
-            depth: cols[3].get(i) as u32,
-            move_number: cols[4].get(i) as u32,
-            flags,
-            mv,
-            castling: Bitboard(cols[7].get(i)),
-            ep_square: (cols[8].get(i) < 64).then(|| Square::new(cols[8].get(i) as u32)),
-            halfmove_clock: cols[9].get(i) as u32,
-            zobrist: 0,
-            material: MaterialSignature(cols[10].get(i)),
-            board,
-        });
-        let z = if delta == 0 {
-            crate::replay::zobrist(&positions[i])
-        } else {
-            crate::replay::zobrist_after(&positions[i - delta], &positions[i])
-        };
-        positions[i].zobrist = z;
+            let parent = &positions[p];
+            let child_index = next_child[p];
+            next_child[p] += 1;
+            rec.parent = (p - game_start) as u32;
+            rec.child_index = child_index;
+            rec.ply = parent.ply + 1;
+            rec.depth = parent.depth + u32::from(child_index > 0);
+            let parent_black = parent.turn() == shakmaty::Color::Black;
+            let null = mv.kind() == Some(crate::schema::MoveKind::Null);
+            rec.move_number = parent.move_number + u32::from(parent_black && !null);
+            rec.flags.set(PositionFlags::WHITE_TO_MOVE, parent_black);
+            rec.flags.set(
+                PositionFlags::VIRTUAL_MAINLINE,
+                parent.flags.contains(PositionFlags::VIRTUAL_MAINLINE)
+                    && (parent_black || child_index == 0),
+            );
+            rec.board = parent.board;
+            apply_move(&mut rec.board, parent.turn(), mv);
+            rec.material = if mv.capture().is_some() || mv.promotion().is_some() {
+                MaterialSignature::of(&rec.board.to_board()?)
+            } else {
+                parent.material
+            };
+            rec.zobrist = crate::replay::zobrist_after(parent, &rec);
+        }
+        rec.flags.set(PositionFlags::MAINLINE, rec.depth == 0);
+        rec.flags.set(PositionFlags::VARIATION, rec.depth > 0);
+        positions.push(rec);
+    }
+    for (i, rec) in positions.iter_mut().enumerate() {
+        rec.children = next_child[i];
+        rec.flags.set(PositionFlags::TERMINAL, rec.children == 0);
     }
     let cpos = r.col(4)?;
     let cplace = r.col(1)?;
@@ -271,10 +328,33 @@ pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
     })
 }
 
+/// Flags that cannot be derived from the tree and are stored (one bit each, in this order).
+const STORED_FLAGS: [PositionFlags; 4] = [
+    PositionFlags::CHECK,
+    PositionFlags::MATE,
+    PositionFlags::STALEMATE,
+    PositionFlags::TRUNCATED,
+];
+
+fn stored_flags(f: PositionFlags) -> u8 {
+    STORED_FLAGS.iter().enumerate().fold(0, |acc, (bit, flag)| {
+        acc | (u8::from(f.contains(*flag)) << bit)
+    })
+}
+
+/// Castling rooks always stand on their own back rank: one byte of files per colour.
+fn castling_to_u16(b: Bitboard) -> u16 {
+    ((b.0 & 0xff) | ((b.0 >> 56) << 8)) as u16
+}
+
+fn castling_from_u16(v: u16) -> Bitboard {
+    Bitboard(u64::from(v & 0xff) | (u64::from(v >> 8) << 56))
+}
+
 /// Upper bound of a block's unpacked size (for the decompression buffer).
 pub fn raw_block_len(games: &[Vec<PositionRecord>], c: &[CommentRef], n: &[NagRef]) -> usize {
     let positions: usize = games.iter().map(Vec::len).sum();
-    4 * 27 + positions * 55 + games.len() * 64 + c.len() * 13 + n.len() * 5
+    4 * 32 + positions * 14 + games.len() * 69 + c.len() * 13 + n.len() * 5
 }
 
 thread_local! {
