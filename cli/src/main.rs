@@ -34,7 +34,7 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// Positions per segment (bounds memory during the build).
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = 2_000_000)]
         segment_positions: u64,
         /// No progress bar.
         #[arg(long, short)]

@@ -30,7 +30,7 @@ pub struct WriterOptions {
 impl Default for WriterOptions {
     fn default() -> Self {
         Self {
-            segment_positions: 1_000_000,
+            segment_positions: 2_000_000,
             segment_bytes: 96 << 20,
         }
     }

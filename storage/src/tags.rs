@@ -18,7 +18,7 @@ use crate::error::{Result, StorageError};
 /// Tags with a dedicated, default-searched field.
 pub const TEXT_TAGS: [&str; 5] = ["White", "Black", "Event", "Site", "Annotator"];
 
-const WRITER_HEAP: usize = 32 << 20;
+const WRITER_HEAP: usize = 20 << 20;
 
 struct Fields {
     game: Field,
