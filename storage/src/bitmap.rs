@@ -6,7 +6,7 @@
 //! a square for many consecutive ids; see `batch.rs`), then run-optimised and serialised one blob
 //! a key.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use shakmaty::{Color, Role, Square};
 
@@ -93,9 +93,10 @@ impl BitmapKey {
 /// serialised straight into roaring's portable format at the end: building `RoaringBitmap`s
 /// range by range cost more than everything else the writer does.
 pub struct BitmapBuilder {
-    /// Piece-square runs, densely indexed (they are most of the runs).
+    /// Piece-square and flag runs, densely indexed (they are nearly all the runs).
     pieces: Vec<Vec<(u32, u32)>>,
-    other: HashMap<u64, Vec<(u32, u32)>>,
+    flags: Vec<Vec<(u32, u32)>>,
+    other: FxHashMap<u64, Vec<(u32, u32)>>,
 }
 
 impl Default for BitmapBuilder {
@@ -119,7 +120,8 @@ impl BitmapBuilder {
     pub fn new() -> Self {
         Self {
             pieces: vec![Vec::new(); 768],
-            other: HashMap::new(),
+            flags: vec![Vec::new(); 16],
+            other: FxHashMap::default(),
         }
     }
 
@@ -129,6 +131,8 @@ impl BitmapBuilder {
             let v = (key & 0x3ff) as usize;
             let idx = (v >> 9) * 384 + (((v >> 6) & 7) - 1) * 64 + (v & 63);
             &mut self.pieces[idx]
+        } else if key >> 56 == 2 {
+            &mut self.flags[(key & 15) as usize]
         } else {
             self.other.entry(key).or_default()
         }
@@ -168,6 +172,9 @@ impl BitmapBuilder {
             let (color, role, sq) = (idx / 384, idx % 384 / 64 + 1, idx % 64);
             let key = 1u64 << 56 | (color as u64) << 9 | (role as u64) << 6 | sq as u64;
             entries.push((key, runs));
+        }
+        for (bit, runs) in self.flags.into_iter().enumerate() {
+            entries.push((BitmapKey::Flag(bit as u8).to_u64(), runs));
         }
         entries.retain(|(_, runs)| !runs.is_empty());
         entries.sort_unstable_by_key(|(k, _)| *k);
