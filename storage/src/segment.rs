@@ -112,6 +112,8 @@ pub struct SegmentStats {
     pub variations: u64,
     /// Recorded problems.
     pub issues: u64,
+    /// Variations kept in the text but not in the tree.
+    pub detached_variations: u64,
 }
 
 /// Builds one segment from encoded batches and writes it.
@@ -230,6 +232,13 @@ impl SegmentBuilder {
             positions: self.positions,
             variations: self.data.variations,
             issues: self.data.issues.len() as u64,
+            detached_variations: self
+                .data
+                .games
+                .detached_variations
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum(),
         };
         // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
         // cost more than the serialisation).
@@ -316,6 +325,12 @@ impl Segment {
             positions: self.positions(),
             variations: d.variations.to_native(),
             issues: d.issues.len() as u64,
+            detached_variations: d
+                .games
+                .detached_variations
+                .iter()
+                .map(|v| u64::from(v.to_native()))
+                .sum(),
         }
     }
 

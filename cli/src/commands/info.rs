@@ -22,9 +22,7 @@ pub fn render(db: &Database) -> Result<String> {
         for (a, b) in breakdown.iter_mut().zip(seg.size_breakdown()) {
             *a += b;
         }
-        for g in 0..seg.games() {
-            detached += u64::from(seg.game_info(g)?.detached_variations);
-        }
+        detached += seg.stats().detached_variations;
     }
     let per = |b: u64| b as f64 / s.positions.max(1) as f64;
     let games_with_errors = {
