@@ -132,3 +132,53 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Token soup and arbitrary bytes never panic the splitter, the tree builder or storage.
+    #[test]
+    fn garbage_never_panics(
+        tokens in proptest::collection::vec(
+            prop_oneof![
+                Just("1.".to_string()), Just("e4".to_string()), Just("e5".to_string()),
+                Just("Nf3".to_string()), Just("(".to_string()), Just(")".to_string()),
+                Just("{".to_string()), Just("}".to_string()), Just("[Event \"x\"]\n".to_string()),
+                Just("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n".to_string()), Just("--".to_string()),
+                Just("O-O".to_string()), Just("1-0".to_string()), Just("*".to_string()),
+                Just(";c\n".to_string()), Just("\r".to_string()), Just("\n%x\n".to_string()),
+                Just("$".to_string()), Just("!?".to_string()), Just("e7e8q".to_string()),
+                "[a-h][1-8]".prop_map(|s| s), "\\PC{0,6}".prop_map(|s| s),
+            ],
+            0..80,
+        ),
+        raw in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        let mut text = tokens.join(" ").into_bytes();
+        text.extend_from_slice(&raw);
+        let mut splitter = cqldb_indexer::split::Splitter::new(text.as_slice());
+        let mut total = 0;
+        let mut games = Vec::new();
+        while let Some(g) = splitter.next_game().unwrap() {
+            total += g.text.len();
+            games.push(index_game(g, 0));
+        }
+        // Every byte ends up in some game, or was whitespace between games.
+        prop_assert!(total <= text.len());
+        for g in &games {
+            for p in &g.positions {
+                prop_assert!(p.parent == NO_PARENT || (p.parent as usize) < g.positions.len());
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DbWriter::open(dir.path(), WriterOptions::default()).unwrap();
+        for g in games.clone() {
+            w.push_game(g).unwrap();
+        }
+        w.commit().unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        for (i, g) in games.iter().enumerate() {
+            prop_assert_eq!(&db.game_positions(i as u64 + 1).unwrap().positions, &g.positions);
+        }
+    }
+}
