@@ -32,7 +32,11 @@ enum Mode {
     Normal,
     Brace,
     LineComment,
-    TagLine,
+    /// Inside `[Name "value"]`; `in_value` is true between the quotes.
+    Tag {
+        in_value: bool,
+        escaped: bool,
+    },
 }
 
 /// Streaming game splitter.
@@ -109,7 +113,7 @@ impl<R: Read> Splitter<R> {
             oversized,
             text,
         };
-        self.line += count_lines(&game.text);
+        self.line = self.line.saturating_add(count_lines(&game.text));
         self.offset += game.text.len() as u64;
         self.scanned = end;
         self.seen_moves = false;
@@ -137,12 +141,13 @@ impl<R: Read> Splitter<R> {
             if self.scanned >= self.buf.len() {
                 // End of input: the rest is one game if it has any content.
                 let rest = &self.buf[self.start..];
-                if rest.iter().any(|b| !b.is_ascii_whitespace()) {
+                let content = rest.strip_prefix(b"\xef\xbb\xbf").unwrap_or(rest);
+                if content.iter().any(|b| !b.is_ascii_whitespace()) {
                     let n = self.buf.len();
                     return Ok(Some(self.emit(n, false)));
                 }
                 self.offset += rest.len() as u64;
-                self.line += count_lines(rest);
+                self.line = self.line.saturating_add(count_lines(rest));
                 self.buf.clear();
                 self.start = 0;
                 self.scanned = 0;
@@ -163,7 +168,7 @@ impl<R: Read> Splitter<R> {
                     return Ok(Some(self.emit(cut, false)));
                 }
                 // Only whitespace before the cut: it is not a game; skip it.
-                self.line += count_lines(text);
+                self.line = self.line.saturating_add(count_lines(text));
                 self.offset += text.len() as u64;
                 self.start = cut;
                 self.scanned = cut;
@@ -210,8 +215,29 @@ impl<R: Read> Splitter<R> {
             let at_line_start = self.line_start;
             self.line_start = b == b'\n' || (b == b'\r' && self.buf.get(i + 1) != Some(&b'\n'));
             match self.mode {
-                Mode::TagLine | Mode::LineComment => {
+                Mode::LineComment => {
                     if self.line_start {
+                        self.mode = Mode::Normal;
+                        self.token_start = true;
+                    }
+                }
+                Mode::Tag { in_value, escaped } => {
+                    // A tag ends at its `]` (movetext may follow on the same line) or, if
+                    // malformed, at the end of the line.
+                    if self.line_start {
+                        self.mode = Mode::Normal;
+                        self.token_start = true;
+                    } else if in_value {
+                        self.mode = Mode::Tag {
+                            in_value: escaped || b != b'"',
+                            escaped: !escaped && b == b'\\',
+                        };
+                    } else if b == b'"' {
+                        self.mode = Mode::Tag {
+                            in_value: true,
+                            escaped: false,
+                        };
+                    } else if b == b']' {
                         self.mode = Mode::Normal;
                         self.token_start = true;
                     }
@@ -220,10 +246,7 @@ impl<R: Read> Splitter<R> {
                     if b == b'}' {
                         self.mode = Mode::Normal;
                         self.token_start = true;
-                    } else if at_line_start
-                        && self.seen_moves
-                        && self.buf[i..].starts_with(b"[Event \"")
-                    {
+                    } else if at_line_start && self.buf[i..].starts_with(b"[Event \"") {
                         self.scanned = i;
                         self.mode = Mode::Normal;
                         self.line_start = true;
@@ -248,7 +271,10 @@ impl<R: Read> Splitter<R> {
                             self.line_start = true;
                             return Some(i);
                         }
-                        self.mode = Mode::TagLine;
+                        self.mode = Mode::Tag {
+                            in_value: false,
+                            escaped: false,
+                        };
                     } else if at_line_start && b == b'%' {
                         self.mode = Mode::LineComment;
                     } else if b == b'{' {
@@ -320,7 +346,7 @@ pub fn count_lines(text: &[u8]) -> u32 {
     let mut n = 0u32;
     for (i, &b) in text.iter().enumerate() {
         if b == b'\n' || (b == b'\r' && text.get(i + 1) != Some(&b'\n')) {
-            n += 1;
+            n = n.saturating_add(1);
         }
     }
     n
@@ -387,6 +413,26 @@ mod tests {
         let g = split("{ a file comment }\n[ECO \"A00\"]\n1. a3 *\n[ECO \"A01\"]\n1. b3 *\n");
         assert_eq!(g.len(), 2);
         assert!(g[0].0.starts_with("{ a file comment }"));
+    }
+
+    #[test]
+    fn unterminated_comment_right_after_the_tags() {
+        let g = split(
+            "[Event \"a\"]\n{unterminated\n\n[Event \"b\"]\n1. d4 *\n[Event \"c\"]\n1. c4 *\n",
+        );
+        assert_eq!(g.len(), 3, "{g:?}");
+    }
+
+    #[test]
+    fn movetext_on_the_tag_line() {
+        let g = split("[Event \"a]b\"] 1. e4 e5 *\n[Event \"b\"] 1. d4 *\n");
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert!(g[1].0.starts_with("[Event \"b\"]"));
+    }
+
+    #[test]
+    fn a_bom_alone_is_not_a_game() {
+        assert!(split("\u{feff}\n\n").is_empty());
     }
 
     #[test]

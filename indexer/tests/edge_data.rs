@@ -223,7 +223,7 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ("kokopu/test/resources/pgns/bom/database.pgn", 1, 0, 0),
     ("kokopu/test/resources/pgns/chess960/database.pgn", 4, 1, 1),
     ("kokopu/test/resources/pgns/empty/database.pgn", 0, 0, 0),
-    ("kokopu/test/resources/pgns/headers/database.pgn", 15, 1, 11),
+    ("kokopu/test/resources/pgns/headers/database.pgn", 16, 0, 0),
     ("kokopu/test/resources/pgns/horde/database.pgn", 1, 1, 1),
     (
         "kokopu/test/resources/pgns/linebreak-linux/database.pgn",
@@ -344,7 +344,7 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ("pgn-extract-tests/test-long-line.pgn", 1, 0, 0),
     ("pgn-extract-tests/test-matchplylimit.pgn", 1, 0, 0),
     ("pgn-extract-tests/test-nagcomments.pgn", 1, 0, 0),
-    ("pgn-extract-tests/test-nobadresults.pgn", 1, 1, 3),
+    ("pgn-extract-tests/test-nobadresults.pgn", 9, 0, 0),
     ("pgn-extract-tests/test-nochecks.pgn", 2, 0, 0),
     ("pgn-extract-tests/test-nomovenumbers.pgn", 1, 0, 0),
     ("pgn-extract-tests/test-noresults.pgn", 1, 0, 0),

@@ -186,10 +186,16 @@ impl CatalogWriter {
             }
         }
         let path = dir.join(CATALOG_FILE);
-        let fresh = !path.exists();
         let this = Self { path, _lock: lock };
         let db = this.open()?;
-        if fresh {
+        // Initialised means the tables exist, not merely the file: a process killed right after
+        // creating the file must not leave a catalog that can never be opened.
+        let initialised = db
+            .begin_read()
+            .ok()
+            .and_then(|txn| txn.open_table(META).ok()?.get("schema_version").ok()?)
+            .is_some();
+        if !initialised {
             let err = catalog_err(&this.path);
             let txn = db.begin_write().map_err(|e| err(e.into()))?;
             {

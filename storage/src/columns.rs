@@ -265,11 +265,13 @@ pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
             next_child[p] += 1;
             rec.parent = (p - game_start) as u32;
             rec.child_index = child_index;
-            rec.ply = parent.ply + 1;
-            rec.depth = parent.depth + u32::from(child_index > 0);
+            rec.ply = parent.ply.saturating_add(1);
+            rec.depth = parent.depth.saturating_add(u32::from(child_index > 0));
             let parent_black = parent.turn() == shakmaty::Color::Black;
             let null = mv.kind() == Some(crate::schema::MoveKind::Null);
-            rec.move_number = parent.move_number + u32::from(parent_black && !null);
+            rec.move_number = parent
+                .move_number
+                .saturating_add(u32::from(parent_black && !null));
             rec.flags.set(PositionFlags::WHITE_TO_MOVE, parent_black);
             rec.flags.set(
                 PositionFlags::VIRTUAL_MAINLINE,

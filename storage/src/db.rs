@@ -205,6 +205,17 @@ impl DbWriter {
     }
 }
 
+impl Drop for DbWriter {
+    /// A writer dropped without [`DbWriter::commit`] commits nothing, but first lets a segment that
+    /// is being finished in the background end, so nothing writes into the directory after the
+    /// writer lock is released (the next writer removes those files as uncommitted).
+    fn drop(&mut self) {
+        if let Some(handle) = self.finishing.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
 fn sync_dir(dir: &Path) -> Result<()> {
     // Directory fsync makes the new file names durable before the catalog names them.
     std::fs::File::open(dir)

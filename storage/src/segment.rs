@@ -285,8 +285,9 @@ impl Segment {
     /// Opens and verifies a segment file (checksum and archive structure).
     pub fn open(path: &Path) -> Result<Self> {
         let file = MappedFile::open(path, MAGIC)?;
-        rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
+        let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
             .map_err(|e| StorageError::corrupt(path, format!("bad archive: {e}")))?;
+        check_consistency(data).map_err(|what| StorageError::corrupt(path, what))?;
         Ok(Self {
             path: path.to_owned(),
             file,
@@ -502,4 +503,53 @@ impl Segment {
     pub fn flag_bitmap(&self, flag: PositionFlags) -> Result<RoaringBitmap> {
         self.bitmap(BitmapKey::flag(flag))
     }
+}
+
+/// Cross-checks what the archive's structure cannot: column lengths and indexes between columns,
+/// so that later reads can index without panicking even on a file a buggy writer produced.
+fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String> {
+    let g = &d.games;
+    let n = g.result.len();
+    let lens = [
+        g.block.len(),
+        g.text_chunk.len(),
+        g.text_offset.len(),
+        g.text_len.len(),
+        g.file.len(),
+        g.line.len(),
+        g.byte_offset.len(),
+        g.year.len(),
+        g.eco.len(),
+        g.white_elo.len(),
+        g.black_elo.len(),
+        g.issues.len(),
+        g.detached_variations.len(),
+    ];
+    if lens.iter().any(|&l| l != n) || g.pos_start.len() != n + 1 {
+        return Err("game columns of different lengths".into());
+    }
+    if g.pos_start
+        .windows(2)
+        .any(|w| w[0].to_native() > w[1].to_native())
+    {
+        return Err("game position ranges out of order".into());
+    }
+    for i in 0..n {
+        let block = d
+            .blocks
+            .get(g.block[i].to_native() as usize)
+            .ok_or("game points at a missing block")?;
+        let first = block.first_position.to_native();
+        let end = first.saturating_add(block.positions.to_native());
+        if g.pos_start[i].to_native() < first || g.pos_start[i + 1].to_native() > end {
+            return Err("game positions outside their block".into());
+        }
+        if g.text_chunk[i].to_native() as usize >= d.text_chunks.len() {
+            return Err("game points at a missing text chunk".into());
+        }
+    }
+    if d.bitmap_keys.len() != d.bitmap_blobs.len() {
+        return Err("bitmap keys and blobs differ in number".into());
+    }
+    Ok(())
 }
