@@ -56,9 +56,18 @@ pub struct Splitter<R> {
     depth: u32,
     seen_moves: bool,
     after_result: bool,
+    max_game: usize,
 }
 
 impl<R: Read> Splitter<R> {
+    /// A splitter that cuts games at `max` bytes instead of [`MAX_GAME_BYTES`] (for tests).
+    pub fn with_max_game_bytes(input: R, max: usize) -> Self {
+        Self {
+            max_game: max.max(1),
+            ..Self::new(input)
+        }
+    }
+
     /// A splitter over a decompressed PGN stream.
     pub fn new(input: R) -> Self {
         Self {
@@ -75,6 +84,7 @@ impl<R: Read> Splitter<R> {
             depth: 0,
             seen_moves: false,
             after_result: false,
+            max_game: MAX_GAME_BYTES,
         }
     }
 
@@ -153,8 +163,11 @@ impl<R: Read> Splitter<R> {
                 self.scanned = 0;
                 return Ok(None);
             }
-            if self.scanned - self.start >= MAX_GAME_BYTES {
-                let n = self.scanned;
+            if self.scanned - self.start >= self.max_game {
+                // Cut after the last line break, so a CRLF or a UTF-8 sequence is not split.
+                let n = memchr::memrchr(b'\n', &self.buf[self.start..self.scanned])
+                    .map_or(self.scanned, |p| self.start + p + 1);
+                self.scanned = n;
                 return Ok(Some(self.emit(n, true)));
             }
             let limit = if self.eof {
@@ -428,6 +441,25 @@ mod tests {
         let g = split("[Event \"a]b\"] 1. e4 e5 *\n[Event \"b\"] 1. d4 *\n");
         assert_eq!(g.len(), 2, "{g:?}");
         assert!(g[1].0.starts_with("[Event \"b\"]"));
+    }
+
+    #[test]
+    fn oversized_games_are_cut_at_a_line_break() {
+        let text = format!(
+            "[Event \"a\"]\r\n{{{}\r\n{}}} *\r\n",
+            "x".repeat(100),
+            "y".repeat(100)
+        );
+        let mut sp = Splitter::with_max_game_bytes(text.as_bytes(), 64);
+        let mut pieces = Vec::new();
+        while let Some(g) = sp.next_game().unwrap() {
+            pieces.push(g);
+        }
+        assert!(pieces.len() >= 2 && pieces[0].oversized);
+        assert!(pieces[0].text.ends_with(b"\r\n"), "cut after a CRLF");
+        let joined: Vec<u8> = pieces.iter().flat_map(|g| g.text.clone()).collect();
+        assert_eq!(joined, text.as_bytes(), "nothing lost or duplicated");
+        assert_eq!(pieces[1].line, 3);
     }
 
     #[test]
