@@ -17,8 +17,3 @@ pub const SAMPLE: [(&str, &[u8]); 4] = [
     ),
     ("dortmund.pgn", include_bytes!("../sample/dortmund.pgn")),
 ];
-
-/// Directory holding the sample files in a source checkout.
-pub fn sample_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample")
-}

@@ -7,8 +7,6 @@
 
 use std::path::{Path, PathBuf};
 
-use roaring::RoaringBitmap;
-
 use crate::batch::{EncodedBatch, encode_batch};
 use crate::bitmap::BitmapKey;
 use crate::catalog::{CatalogWriter, SegmentEntry, read_catalog};
@@ -89,11 +87,6 @@ impl DbWriter {
             finishing: None,
             files: Vec::new(),
         })
-    }
-
-    /// Number the next game pushed will get.
-    pub fn next_game_number(&self) -> u64 {
-        self.next_game
     }
 
     /// Registers a source file name; returns the index to put in [`NewGame::file`].
@@ -390,10 +383,5 @@ impl Database {
             n += s.bitmap(key)?.len();
         }
         Ok(n)
-    }
-
-    /// A bitmap of one segment (segment-local ids).
-    pub fn segment_bitmap(&self, segment: usize, key: BitmapKey) -> Result<RoaringBitmap> {
-        self.segments[segment].bitmap(key)
     }
 }

@@ -14,7 +14,7 @@ use crate::bitmap::{BitmapBuilder, BitmapKey};
 use crate::columns::{DecodedBlock, decode_block};
 use crate::error::{Result, StorageError};
 use crate::file::{MappedFile, write_file_streaming};
-use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags, PositionRecord};
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
 
 const MAGIC: &[u8; 8] = b"CQLDBSEG";
 
@@ -497,11 +497,6 @@ impl Segment {
             bitmaps,
             total.saturating_sub(blocks + text + bitmaps),
         ]
-    }
-
-    /// True if the flag is set for the segment-local position (via its bitmap).
-    pub fn flag_bitmap(&self, flag: PositionFlags) -> Result<RoaringBitmap> {
-        self.bitmap(BitmapKey::flag(flag))
     }
 }
 
