@@ -10,7 +10,7 @@ use std::path::Path;
 
 use tantivy::collector::DocSetCollector;
 use tantivy::query::QueryParser;
-use tantivy::schema::{FAST, Field, INDEXED, OwnedValue, STORED, Schema, TEXT};
+use tantivy::schema::{FAST, Field, OwnedValue, Schema, TEXT};
 use tantivy::{Index, IndexWriter, TantivyDocument};
 
 use crate::error::{Result, StorageError};
@@ -28,7 +28,7 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let game = b.add_u64_field("game", INDEXED | STORED | FAST);
+    let game = b.add_u64_field("game", FAST);
     let text = TEXT_TAGS
         .iter()
         .map(|t| b.add_text_field(&t.to_lowercase(), TEXT))
