@@ -62,6 +62,47 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Run a CQL 6.2 query over a PGN file or a database; matching games are written as PGN.
+    ///
+    /// The reference program's single-dash options work too: -i, -o, -cql, -variations,
+    /// -mainline, -virtualmainline, -gamenumber, -matchcount, -silent, -matchstring.
+    Cql {
+        /// The .cql file (optional with --cql).
+        file: Option<PathBuf>,
+        /// Filters added to the query body (`-cql "..."`).
+        #[arg(long)]
+        cql: Option<String>,
+        /// PGN input read on the fly (plain, .zst, .gz, .bz2, - for stdin).
+        #[arg(long, short = 'i', alias = "input")]
+        pgn: Option<String>,
+        /// Database to query instead.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Output PGN (- for stdout).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// Visit variations too.
+        #[arg(long)]
+        variations: bool,
+        /// Visit the main line only (overrides the header).
+        #[arg(long)]
+        mainline: bool,
+        /// Only positions on the virtual main line (implies --variations).
+        #[arg(long)]
+        virtualmainline: bool,
+        /// Only games numbered N (to M).
+        #[arg(long, num_args = 1..=2)]
+        gamenumber: Vec<i64>,
+        /// Output a game only if N (to M) positions match.
+        #[arg(long, num_args = 1..=2)]
+        matchcount: Vec<i64>,
+        /// No annotations in the output.
+        #[arg(long)]
+        silent: bool,
+        /// Comment put after matched positions (default CQL).
+        #[arg(long)]
+        matchstring: Option<String>,
+    },
     /// Totals of a database: games, positions, variations, errors, size.
     Info {
         /// Database directory.
@@ -114,9 +155,33 @@ enum Command {
     },
 }
 
+/// Rewrites the reference CQL program's single-dash options (`-cql`, `-variations`, ...) to
+/// the double-dash form clap reads.
+fn reference_style_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    const LONG: [&str; 10] = [
+        "cql",
+        "variations",
+        "mainline",
+        "virtualmainline",
+        "gamenumber",
+        "matchcount",
+        "silent",
+        "matchstring",
+        "input",
+        "output",
+    ];
+    args.map(|a| match a.to_str() {
+        Some(s) if s.starts_with('-') && !s.starts_with("--") && LONG.contains(&&s[1..]) => {
+            format!("-{s}").into()
+        }
+        _ => a,
+    })
+    .collect()
+}
+
 fn main() -> std::process::ExitCode {
     tune_allocator();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(reference_style_args(std::env::args_os()));
     let result = match cli.command {
         Command::Index {
             inputs,
@@ -126,6 +191,33 @@ fn main() -> std::process::ExitCode {
             quiet,
         } => commands::index::run(&inputs, &db, threads, segment_positions, quiet),
         Command::Info { db } => commands::info::run(&db),
+        Command::Cql {
+            file,
+            cql,
+            pgn,
+            db,
+            output,
+            variations,
+            mainline,
+            virtualmainline,
+            gamenumber,
+            matchcount,
+            silent,
+            matchstring,
+        } => commands::cql::run(commands::cql::Args {
+            file,
+            cql,
+            pgn,
+            db,
+            output,
+            variations,
+            mainline,
+            virtualmainline,
+            gamenumber,
+            matchcount,
+            silent,
+            matchstring,
+        }),
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),
         Command::Positions { db, game } => commands::positions::run(&db, game),

@@ -43,6 +43,27 @@ pub fn game_meta(tags: &[(String, String)], termination: Option<&str>) -> GameMe
     }
 }
 
+/// The tag pairs at the start of a game's text, without reading its moves (for readers that
+/// already have the positions, such as queries over an index).
+///
+/// ```
+/// let t = cqldb_indexer::tags::scan_tags(b"[White \"A \\\"B\\\"\"]\n[Black \"C\"]\n1. e4 *");
+/// assert_eq!(t, vec![("White".into(), "A \"B\"".into()), ("Black".into(), "C".into())]);
+/// ```
+pub fn scan_tags(text: &[u8]) -> Vec<(String, String)> {
+    use crate::lexer::{Lexer, Token};
+    let mut out = Vec::new();
+    // The same tokens the tree builder reads, so both agree on every odd tag line.
+    for (tok, _) in Lexer::new(text) {
+        match tok {
+            Token::Tag { name, value } => out.push((decode_text(name), decode_text(&value))),
+            Token::BadTag | Token::Comment { .. } => {}
+            _ => break,
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,6 +280,20 @@ pub fn build(text: &[u8]) -> GameTree {
             Token::Result(r) => {
                 if depth == 1 {
                     g.termination = Some(decode_text(r));
+                } else {
+                    // The reference CQL ends the game at a result token even inside a variation
+                    // (the rest stays in the stored text); doing the same keeps position ids and
+                    // query answers equal to its own.
+                    g.issues.push(Issue {
+                        offset: off,
+                        kind: "result-in-variation",
+                        message: format!(
+                            "result \"{}\" inside a variation ends the game; the rest is not read",
+                            decode_text(r)
+                        ),
+                    });
+                    lines.truncate(1);
+                    break;
                 }
             }
             Token::Unknown(word) => g.issues.push(Issue {

@@ -399,7 +399,7 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ),
     ("pgn4people-tests/R0_25.pgn", 1, 0, 0),
     ("pgn4people-tests/Start_with_closing_paren.pgn", 1, 1, 1),
-    ("pgn4people-tests/Start_with_open_paren.pgn", 1, 1, 1),
+    ("pgn4people-tests/Start_with_open_paren.pgn", 1, 1, 2),
     ("pgn4people-tests/Three_games_one_file.pgn", 3, 0, 0),
     ("pgn4people-tests/Two_blank_lines_after_header.pgn", 1, 0, 0),
     ("pgn4people-tests/White_alternatives_only.pgn", 1, 0, 0),

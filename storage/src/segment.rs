@@ -387,6 +387,59 @@ impl Segment {
             .ok_or_else(|| self.corrupt("game text out of chunk bounds"))
     }
 
+    /// Visits every game in order with its positions and (if `with_text`) its text, decoding each
+    /// position block and text chunk once (reading games one by one would decode them per game).
+    pub fn for_each_game(
+        &self,
+        with_text: bool,
+        mut f: impl FnMut(u32, &[PositionRecord], &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let g = &self.data().games;
+        let games = self.games() as usize;
+        let mut chunk_cache: Option<(u32, Vec<u8>)> = None;
+        let mut block_cache: Option<(u32, DecodedBlock, u32)> = None;
+        for i in 0..games {
+            let block = g.block[i].to_native();
+            if block_cache.as_ref().is_none_or(|(b, _, _)| *b != block) {
+                let decoded = self.block(block as usize)?;
+                let (first, _) = self.block_start(block as usize);
+                block_cache = Some((block, decoded, first));
+            }
+            let Some((_, decoded, first)) = &block_cache else {
+                return Err(self.corrupt("block cache"));
+            };
+            let start = (g.pos_start[i].to_native() - first) as usize;
+            let end = (g.pos_start[i + 1].to_native() - first) as usize;
+            let positions = decoded
+                .positions
+                .get(start..end)
+                .ok_or_else(|| self.corrupt("game outside its block"))?;
+            let mut text: &[u8] = &[];
+            if with_text {
+                let chunk = g.text_chunk[i].to_native();
+                if chunk_cache.as_ref().is_none_or(|(c, _)| *c != chunk) {
+                    let data = self
+                        .data()
+                        .text_chunks
+                        .get(chunk as usize)
+                        .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
+                    let raw = zstd::stream::decode_all(data.as_slice())
+                        .map_err(|e| self.corrupt(&format!("text chunk: {e}")))?;
+                    chunk_cache = Some((chunk, raw));
+                }
+                if let Some((_, raw)) = &chunk_cache {
+                    let s = g.text_offset[i].to_native() as usize;
+                    let e = s + g.text_len[i].to_native() as usize;
+                    text = raw
+                        .get(s..e)
+                        .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
+                }
+            }
+            f(i as u32, positions, text)?;
+        }
+        Ok(())
+    }
+
     /// Number of position blocks.
     pub fn block_count(&self) -> usize {
         self.data().blocks.len()

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod cql;
 pub mod demo;
 pub mod errors;
 pub mod index;

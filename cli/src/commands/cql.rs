@@ -1,0 +1,102 @@
+//! `cqldb cql`: run a CQL query over a PGN file or a database.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use cqldb::cql::{CqlRun, Source, run as run_query};
+use cqldb_indexer::Input;
+
+/// Options of `cqldb cql` (the reference program's names are accepted too).
+pub struct Args {
+    pub file: Option<PathBuf>,
+    pub cql: Option<String>,
+    pub pgn: Option<String>,
+    pub db: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    pub variations: bool,
+    pub mainline: bool,
+    pub virtualmainline: bool,
+    pub gamenumber: Vec<i64>,
+    pub matchcount: Vec<i64>,
+    pub silent: bool,
+    pub matchstring: Option<String>,
+}
+
+fn range(v: &[i64]) -> Option<(i64, i64)> {
+    match v {
+        [] => None,
+        [a] => Some((*a, *a)),
+        [a, b, ..] => Some((*a, *b)),
+    }
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let (mut query, name) = match &a.file {
+        Some(f) => (
+            std::fs::read_to_string(f)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", f.display()))?,
+            f.display().to_string(),
+        ),
+        None => ("cql()".to_owned(), "-cql".to_owned()),
+    };
+    if let Some(extra) = &a.cql {
+        query.push('\n');
+        query.push_str(extra);
+    }
+    if a.virtualmainline {
+        query.push_str("\nvirtualmainline");
+    }
+    let source = match (&a.pgn, &a.db) {
+        (Some(p), None) => Source::Pgn(Input::parse(p)),
+        (None, Some(d)) => Source::Db(d.clone()),
+        (Some(_), Some(_)) => bail!("give either --pgn/-i or --db, not both"),
+        (None, None) => {
+            // The header's `input` is the last resort, as in the reference program.
+            match cqldb_planner::parse(&query)
+                .ok()
+                .and_then(|q| q.header.input)
+            {
+                Some(i) => Source::Pgn(Input::parse(&i)),
+                None => bail!("no input: give --pgn FILE (or -i FILE) or --db DIR"),
+            }
+        }
+    };
+    let output = a.output.clone().or_else(|| {
+        cqldb_planner::parse(&query)
+            .ok()
+            .and_then(|q| q.header.output)
+            .map(PathBuf::from)
+    });
+    let run = CqlRun {
+        query,
+        query_name: name,
+        source,
+        output,
+        variations: a.variations || a.virtualmainline,
+        mainline: a.mainline,
+        gamenumber: range(&a.gamenumber),
+        matchcount: range(&a.matchcount),
+        silent: a.silent,
+        matchstring: a.matchstring.clone(),
+    };
+    let t = Instant::now();
+    let summary = match run_query(&run) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    for m in &summary.messages {
+        println!("{m}");
+    }
+    eprintln!(
+        "{} matches of {} games in {:.2} s",
+        summary.matched.len(),
+        summary.games,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}

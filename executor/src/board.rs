@@ -1,0 +1,310 @@
+//! Static board geometry over a position row: designators, attacks, lines, pins, pawns.
+
+use cqldb_planner::ast::{Direction, PawnKind, PieceSet};
+use cqldb_storage::PositionRecord;
+use shakmaty::{Bitboard, Color, Role, Square, attacks};
+
+/// Squares of piece index `i` (0..12: white P N B R Q K, black p n b r q k).
+pub fn piece_squares(rec: &PositionRecord, i: usize) -> u64 {
+    rec.board.0[i / 6] & rec.board.0[2 + i % 6]
+}
+
+/// The piece index on `sq`, if any.
+pub fn piece_on(rec: &PositionRecord, sq: u32) -> Option<usize> {
+    let bit = 1u64 << sq;
+    let color = if rec.board.0[0] & bit != 0 {
+        0
+    } else if rec.board.0[1] & bit != 0 {
+        1
+    } else {
+        return None;
+    };
+    (0..6)
+        .find(|r| rec.board.0[2 + r] & bit != 0)
+        .map(|r| color * 6 + r)
+}
+
+/// The squares a designator selects in a position.
+pub fn designate(rec: &PositionRecord, d: &PieceSet) -> u64 {
+    if d.pieces == PieceSet::ALL_CONTENTS {
+        return d.squares;
+    }
+    let mut set = 0;
+    for i in 0..12 {
+        if d.has_piece(i) {
+            set |= piece_squares(rec, i);
+        }
+    }
+    if d.pieces & PieceSet::EMPTY != 0 {
+        set |= !(rec.board.0[0] | rec.board.0[1]);
+    }
+    set & d.squares
+}
+
+fn occupied(rec: &PositionRecord) -> Bitboard {
+    Bitboard(rec.board.0[0] | rec.board.0[1])
+}
+
+/// Squares attacked by the piece standing on `sq` (empty if none).
+pub fn attacks_from(rec: &PositionRecord, sq: u32) -> u64 {
+    let Some(p) = piece_on(rec, sq) else {
+        return 0;
+    };
+    let s = Square::new(sq);
+    let occ = occupied(rec);
+    let color = if p < 6 { Color::White } else { Color::Black };
+    let bb = match Role::ALL[p % 6] {
+        Role::Pawn => attacks::pawn_attacks(color, s),
+        Role::Knight => attacks::knight_attacks(s),
+        Role::Bishop => attacks::bishop_attacks(s, occ),
+        Role::Rook => attacks::rook_attacks(s, occ),
+        Role::Queen => attacks::queen_attacks(s, occ),
+        Role::King => attacks::king_attacks(s),
+    };
+    bb.0
+}
+
+/// `X attacks Y`: the squares of X whose piece attacks some square of Y.
+pub fn attackers(rec: &PositionRecord, x: u64, y: u64) -> u64 {
+    let mut out = 0;
+    for sq in bits(x) {
+        if attacks_from(rec, sq) & y != 0 {
+            out |= 1 << sq;
+        }
+    }
+    out
+}
+
+/// `X attackedby Y`: the squares of X attacked by some piece on Y.
+pub fn attacked_by(rec: &PositionRecord, x: u64, y: u64) -> u64 {
+    let mut hit = 0;
+    for sq in bits(y) {
+        hit |= attacks_from(rec, sq);
+    }
+    x & hit
+}
+
+/// Iterates the squares of a set.
+pub fn bits(mut s: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        if s == 0 {
+            return None;
+        }
+        let sq = s.trailing_zeros();
+        s &= s - 1;
+        Some(sq)
+    })
+}
+
+/// Squares at distance `lo..=hi` from X in direction `d`, ignoring occupancy.
+pub fn direction(d: Direction, lo: u8, hi: u8, x: u64) -> u64 {
+    let mut out = 0;
+    for sq in bits(x) {
+        let (f, r) = ((sq % 8) as i8, (sq / 8) as i8);
+        for &(df, dr) in d.steps() {
+            for k in 1..=7i8 {
+                let (nf, nr) = (f + df * k, r + dr * k);
+                if !(0..8).contains(&nf) || !(0..8).contains(&nr) {
+                    break;
+                }
+                if (lo as i8..=hi as i8).contains(&k) {
+                    out |= 1 << (nr * 8 + nf);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `between(X Y)`: squares strictly between a square of X and one of Y on a common line.
+pub fn between(x: u64, y: u64) -> u64 {
+    let mut out = 0;
+    for a in bits(x) {
+        for b in bits(y) {
+            out |= attacks::between(Square::new(a), Square::new(b)).0;
+        }
+    }
+    out
+}
+
+/// The step from `a` towards `b` if they share a line in one of `dirs`.
+fn step_between(a: u32, b: u32, dirs: &[(i8, i8)]) -> Option<(i8, i8)> {
+    let (fa, ra, fb, rb) = ((a % 8) as i8, (a / 8) as i8, (b % 8) as i8, (b / 8) as i8);
+    let (df, dr) = (fb - fa, rb - ra);
+    if (df, dr) == (0, 0) {
+        return None;
+    }
+    let n = df.abs().max(dr.abs());
+    if df.abs() != 0 && dr.abs() != 0 && df.abs() != dr.abs() {
+        return None;
+    }
+    let step = (df / n, dr / n);
+    dirs.contains(&step).then_some(step)
+}
+
+/// `ray [dir] (S1 .. Sn)`: squares of S1 that start a line through pieces of S2..Sn in order,
+/// with only empty squares between consecutive ones.
+pub fn ray(rec: &PositionRecord, dir: Option<Direction>, sets: &[u64]) -> u64 {
+    let dirs = dir.unwrap_or(Direction::AnyDirection).steps();
+    let occ = occupied(rec).0;
+    let mut out = 0;
+    for s0 in bits(sets[0]) {
+        for &step in dirs {
+            let mut cur = s0;
+            let mut ok = true;
+            for &next_set in &sets[1..] {
+                let mut found = None;
+                for t in bits(next_set) {
+                    if step_between(cur, t, &[step]).is_some()
+                        && attacks::between(Square::new(cur), Square::new(t)).0 & occ == 0
+                    {
+                        found = Some(t);
+                        break;
+                    }
+                }
+                match found {
+                    Some(t) => cur = t,
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                out |= 1 << s0;
+            }
+        }
+    }
+    out
+}
+
+/// `pin`: pieces on `through` that stand between a line piece on `from` of the other colour and
+/// a piece on `to` (default: their own king) of their own colour, with nothing else between.
+/// Returns (pinned squares, pinner squares).
+pub fn pins(rec: &PositionRecord, from: u64, through: u64, to: Option<u64>) -> (u64, u64) {
+    let occ = occupied(rec).0;
+    let (mut pinned, mut pinners) = (0, 0);
+    for t in bits(through & occ) {
+        let Some(tp) = piece_on(rec, t) else { continue };
+        let own = if tp < 6 { 0 } else { 1 };
+        let anchors = match to {
+            Some(z) => z & rec.board.0[own],
+            None => piece_squares(rec, own * 6 + 5),
+        };
+        for a in bits(anchors) {
+            if a == t {
+                continue;
+            }
+            let Some(step) = step_between(t, a, Direction::AnyDirection.steps()) else {
+                continue;
+            };
+            if attacks::between(Square::new(t), Square::new(a)).0 & occ != 0 {
+                continue;
+            }
+            // Walk from the pinned piece away from the anchor to the first piece.
+            let (mut f, mut r) = ((t % 8) as i8, (t / 8) as i8);
+            loop {
+                f -= step.0;
+                r -= step.1;
+                if !(0..8).contains(&f) || !(0..8).contains(&r) {
+                    break;
+                }
+                let sq = (r * 8 + f) as u32;
+                if occ >> sq & 1 == 0 {
+                    continue;
+                }
+                if let Some(pp) = piece_on(rec, sq) {
+                    let diagonal = step.0 != 0 && step.1 != 0;
+                    let role = pp % 6;
+                    let slides = role == 4 || (diagonal && role == 2) || (!diagonal && role == 3);
+                    if (pp < 6) != (tp < 6) && slides && from >> sq & 1 == 1 {
+                        pinned |= 1 << t;
+                        pinners |= 1 << sq;
+                    }
+                }
+                break;
+            }
+        }
+    }
+    (pinned, pinners)
+}
+
+/// Pawn-structure sets (both colours).
+pub fn pawns(rec: &PositionRecord, kind: PawnKind) -> u64 {
+    let mut out = 0;
+    for color in 0..2 {
+        let own = piece_squares(rec, color * 6);
+        let enemy = piece_squares(rec, (1 - color) * 6);
+        for sq in bits(own) {
+            let (f, r) = (sq % 8, sq / 8);
+            let file_mask = |ff: i32| -> u64 {
+                if (0..8).contains(&ff) {
+                    0x0101_0101_0101_0101u64 << ff
+                } else {
+                    0
+                }
+            };
+            let adj = file_mask(f as i32 - 1) | file_mask(f as i32 + 1);
+            let hit = match kind {
+                PawnKind::Doubled => own & file_mask(f as i32) & !(1 << sq) != 0,
+                PawnKind::Isolated => own & adj == 0,
+                PawnKind::Connected => own & adj != 0,
+                PawnKind::Passed => {
+                    let span = adj | file_mask(f as i32);
+                    let ahead: u64 = if color == 0 {
+                        if r == 7 { 0 } else { u64::MAX << ((r + 1) * 8) }
+                    } else if r == 0 {
+                        0
+                    } else {
+                        u64::MAX >> ((8 - r) * 8)
+                    };
+                    enemy & span & ahead == 0
+                }
+            };
+            if hit {
+                out |= 1 << sq;
+            }
+        }
+    }
+    out
+}
+
+/// Material value of the pieces on a set (P 1, N 3, B 3, R 5, Q 9, K 0).
+pub fn power(rec: &PositionRecord, set: u64) -> i64 {
+    const VALUE: [i64; 6] = [1, 3, 3, 5, 9, 0];
+    bits(set)
+        .filter_map(|sq| piece_on(rec, sq))
+        .map(|p| VALUE[p % 6])
+        .sum()
+}
+
+/// Light squares (a1 is dark).
+pub const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
+
+/// The position as a shakmaty `Chess` (for move generation and SAN); `None` if it is not a
+/// position shakmaty accepts even with extra material allowed.
+pub fn to_chess(rec: &PositionRecord) -> Option<shakmaty::Chess> {
+    let setup = rec.to_setup()?;
+    match setup.position::<shakmaty::Chess>(shakmaty::CastlingMode::Standard) {
+        Ok(p) => Some(p),
+        Err(e) => e.ignore_too_much_material().ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn light_squares() {
+        assert_eq!(LIGHT & 1, 0); // a1 dark
+        assert_eq!(LIGHT >> 7 & 1, 1); // h1 light
+        assert_eq!(LIGHT.count_ones(), 32);
+    }
+
+    #[test]
+    fn directions() {
+        assert_eq!(direction(Direction::Up, 1, 1, 1 << 12), 1 << 20);
+        assert_eq!(direction(Direction::AnyDirection, 1, 1, 1).count_ones(), 3);
+    }
+}

@@ -1,0 +1,706 @@
+//! The evaluator: walks a game's positions and evaluates the query's filters at each.
+//!
+//! Position geometry lives in `board.rs`, moves in `moves.rs`, game-tree navigation in
+//! `tree.rs` and tags in `tags.rs`; this file holds the engine, the logical and arithmetic core,
+//! variables and strings.
+
+use std::sync::Arc;
+
+use cqldb_planner::Query;
+use cqldb_planner::ast::*;
+use rustc_hash::FxHashMap;
+
+use crate::board;
+use crate::game::Game;
+use crate::value::Value;
+
+/// Limits that keep a runaway query (endless `while`, deep recursion) from hanging a run.
+const MAX_LOOP_STEPS: u64 = 10_000_000;
+const MAX_CALL_DEPTH: usize = 64;
+
+/// What a game produced.
+#[derive(Clone, Debug, Default)]
+pub struct GameMatch {
+    /// Matched position ids, in visiting order.
+    pub matched: Vec<u32>,
+    /// `comment(...)` output per position id, in order.
+    pub comments: Vec<(u32, String)>,
+    /// `message(...)` lines.
+    pub messages: Vec<String>,
+    /// Whether the game passes `matchcount` and the header filters.
+    pub selected: bool,
+}
+
+/// Evaluation state of one game at one position.
+pub struct Cx<'g> {
+    /// The game.
+    pub game: &'g Game,
+    /// Current position id.
+    pub cur: u32,
+    /// Regex capture groups of the last `~~`.
+    pub groups: Vec<Option<String>>,
+    /// Comments made so far at the position being matched.
+    pub comments: Vec<(u32, String)>,
+    /// Messages.
+    pub messages: Vec<String>,
+    /// Legal-move positions built so far.
+    pub chess: FxHashMap<u32, shakmaty::Chess>,
+    call_depth: usize,
+    steps: u64,
+}
+
+/// Evaluates one query over games, keeping variables and dictionaries across games as CQL does.
+pub struct Engine {
+    query: Arc<Query>,
+    pub(crate) vars: Vec<Option<Value>>,
+    pub(crate) dicts: Vec<FxHashMap<String, Value>>,
+    pub(crate) regexes: FxHashMap<String, Option<regex::Regex>>,
+    /// Visit variation positions too.
+    pub variations: bool,
+}
+
+impl Engine {
+    /// An engine for `query`; `variations` forces variations on (`-variations`).
+    pub fn new(query: Query, variations: bool) -> Self {
+        let n = query.vars.len();
+        let variations = variations || query.header.variations;
+        Self {
+            query: Arc::new(query),
+            vars: vec![None; n],
+            dicts: vec![FxHashMap::default(); n],
+            regexes: FxHashMap::default(),
+            variations,
+        }
+    }
+
+    /// The query.
+    pub fn query(&self) -> &Query {
+        &self.query
+    }
+
+    /// Evaluates the query at every visible position of `game`.
+    pub fn run_game(&mut self, game: &Game) -> GameMatch {
+        let q = self.query.clone();
+        let mut out = GameMatch::default();
+        let h = &q.header;
+        if let Some((lo, hi)) = h.gamenumber {
+            let n = game.number as i64;
+            if n < lo || n > hi {
+                return out;
+            }
+        }
+        if let Some(r) = &h.result
+            && game.tag("Result") != Some(r.as_str())
+        {
+            return out;
+        }
+        let mut cx = Cx {
+            game,
+            cur: 0,
+            groups: Vec::new(),
+            comments: Vec::new(),
+            messages: Vec::new(),
+            chess: FxHashMap::default(),
+            call_depth: 0,
+            steps: 0,
+        };
+        for id in 0..game.len() as u32 {
+            if !game.visible(id) {
+                continue;
+            }
+            cx.cur = id;
+            let mark = cx.comments.len();
+            let ok = q.body.iter().all(|f| {
+                let v = self.eval(f, &mut cx);
+                matches(&v)
+            });
+            if ok {
+                out.matched.push(id);
+            } else {
+                cx.comments.truncate(mark);
+            }
+        }
+        let (lo, hi) = h.matchcount.unwrap_or((1, i64::MAX));
+        let n = out.matched.len() as i64;
+        out.selected = n >= lo.max(1) && n <= hi;
+        out.comments = cx.comments;
+        out.messages = cx.messages;
+        out
+    }
+
+    /// Evaluates `n` at `cx.cur`: `None` if it does not match.
+    pub(crate) fn eval(&mut self, n: &Node, cx: &mut Cx) -> Option<Value> {
+        use Expr::*;
+        let rec = &cx.game.positions[cx.cur as usize];
+        match &n.expr {
+            Number(v) => Some(Value::Num(*v)),
+            Str(s) => Some(Value::Str(s.clone())),
+            True | Declaration => Some(Value::Matched),
+            False => None,
+            Pieces(d) => Some(Value::Set(board::designate(rec, d))),
+            Compound(items) => {
+                let mut last = Value::Matched;
+                for it in items {
+                    let v = self.eval(it, cx);
+                    if !matches(&v) {
+                        return None;
+                    }
+                    last = v?;
+                }
+                Some(last)
+            }
+            And(a, b) => {
+                let va = self.eval(a, cx);
+                if !matches(&va) {
+                    return None;
+                }
+                let vb = self.eval(b, cx);
+                matches(&vb).then_some(Value::Matched)
+            }
+            Or(a, b) => {
+                let va = self.eval(a, cx);
+                if matches(&va) {
+                    return Some(Value::Matched);
+                }
+                let vb = self.eval(b, cx);
+                matches(&vb).then_some(Value::Matched)
+            }
+            Not(a) => {
+                let mark = cx.comments.len();
+                let v = self.eval(a, cx);
+                cx.comments.truncate(mark);
+                (!matches(&v)).then_some(Value::Matched)
+            }
+            If(c, t, e) => {
+                let mark = cx.comments.len();
+                let vc = self.eval(c, cx);
+                if matches(&vc) {
+                    self.eval(t, cx)
+                } else {
+                    cx.comments.truncate(mark);
+                    match e {
+                        Some(e) => self.eval(e, cx),
+                        None => Some(Value::Matched),
+                    }
+                }
+            }
+            Compare(first, rest) => {
+                let mut values = Vec::with_capacity(rest.len() + 1);
+                values.push(self.eval(first, cx)?);
+                for (_, rhs) in rest {
+                    values.push(self.eval(rhs, cx)?);
+                }
+                // In a chain with a number (`Q == q == 1`) every set stands for its size.
+                if values.len() > 2 && values.iter().any(|v| matches!(v, Value::Num(_))) {
+                    for v in &mut values {
+                        if let Some(s) = self.as_set(v, cx) {
+                            *v = Value::Num(i64::from(s.count_ones()));
+                        }
+                    }
+                }
+                for (i, (op, _)) in rest.iter().enumerate() {
+                    if !self.compare(*op, &values[i], &values[i + 1], cx)? {
+                        return None;
+                    }
+                }
+                Some(Value::Matched)
+            }
+            Binary(op, a, b) => {
+                let va = self.eval(a, cx)?;
+                let vb = self.eval(b, cx)?;
+                self.binary(*op, va, vb, cx)
+            }
+            Neg(a) => match self.eval(a, cx)? {
+                Value::Num(v) => Some(Value::Num(-v)),
+                _ => None,
+            },
+            Complement(a) => {
+                let s = self.set_of(a, cx)?;
+                Some(Value::Set(!s))
+            }
+            Count(a) => match self.eval(a, cx)? {
+                Value::Str(s) => Some(Value::Num(s.chars().count() as i64)),
+                v => Some(Value::Num(self.as_set(&v, cx)?.count_ones() as i64)),
+            },
+            In(a, b) => {
+                let va = self.eval(a, cx)?;
+                let vb = self.eval(b, cx)?;
+                match (&va, &vb) {
+                    (Value::Str(x), Value::Str(y)) => {
+                        y.contains(x.as_str()).then_some(Value::Matched)
+                    }
+                    _ => {
+                        let (x, y) = (self.as_set(&va, cx)?, self.as_set(&vb, cx)?);
+                        (x & !y == 0).then_some(Value::Matched)
+                    }
+                }
+            }
+            Regex(a, b) => {
+                let Value::Str(text) = self.eval(a, cx)? else {
+                    return None;
+                };
+                let Value::Str(pattern) = self.eval(b, cx)? else {
+                    return None;
+                };
+                let re = self
+                    .regexes
+                    .entry(pattern.clone())
+                    .or_insert_with(|| regex::Regex::new(&pattern).ok())
+                    .as_ref()?;
+                let caps = re.captures(&text)?;
+                cx.groups = caps
+                    .iter()
+                    .map(|m| m.map(|m| m.as_str().to_owned()))
+                    .collect();
+                Some(Value::Str(caps.get(0)?.as_str().to_owned()))
+            }
+            Group(g) => cx
+                .groups
+                .get(*g as usize)
+                .cloned()
+                .flatten()
+                .map(Value::Str),
+            Colon(p, f) => {
+                let Value::Pos(target) = self.eval(p, cx)? else {
+                    return None;
+                };
+                let saved = cx.cur;
+                cx.cur = target;
+                let v = self.eval(f, cx);
+                cx.cur = saved;
+                v.filter(|v| matches(&Some(v.clone())))
+            }
+            Attacks(a, b) => {
+                let (x, y) = (self.set_of(a, cx)?, self.set_of(b, cx)?);
+                let rec = &cx.game.positions[cx.cur as usize];
+                Some(Value::Set(board::attackers(rec, x, y)))
+            }
+            AttackedBy(a, b) => {
+                let (x, y) = (self.set_of(a, cx)?, self.set_of(b, cx)?);
+                let rec = &cx.game.positions[cx.cur as usize];
+                Some(Value::Set(board::attacked_by(rec, x, y)))
+            }
+            Direction(d, lo, hi, a) => {
+                let x = self.set_of(a, cx)?;
+                Some(Value::Set(board::direction(*d, *lo, *hi, x)))
+            }
+            Shade(light, a) => {
+                let x = self.set_of(a, cx)?;
+                Some(Value::Set(if *light {
+                    x & board::LIGHT
+                } else {
+                    x & !board::LIGHT
+                }))
+            }
+            RankFile(rank, a) => {
+                let x = self.set_of(a, cx)?;
+                if x.count_ones() != 1 {
+                    return None;
+                }
+                let sq = x.trailing_zeros() as i64;
+                Some(Value::Num(if *rank { sq / 8 + 1 } else { sq % 8 + 1 }))
+            }
+            Power(a) => {
+                let x = self.set_of(a, cx)?;
+                let rec = &cx.game.positions[cx.cur as usize];
+                Some(Value::Num(board::power(rec, x)))
+            }
+            Between(a, b) => {
+                let (x, y) = (self.set_of(a, cx)?, self.set_of(b, cx)?);
+                Some(Value::Set(board::between(x, y)))
+            }
+            Ray(dir, args, _xray) => {
+                let mut sets = Vec::with_capacity(args.len());
+                for a in args {
+                    sets.push(self.set_of(a, cx)?);
+                }
+                let rec = &cx.game.positions[cx.cur as usize];
+                Some(Value::Set(board::ray(rec, *dir, &sets)))
+            }
+            Pin(from, through, to) => {
+                let from_set = match from {
+                    Some(f) => self.set_of(f, cx)?,
+                    None => u64::MAX,
+                };
+                let through_set = match through {
+                    Some(t) => self.set_of(t, cx)?,
+                    None => u64::MAX,
+                };
+                let to_set = match to {
+                    Some(t) => Some(self.set_of(t, cx)?),
+                    None => None,
+                };
+                let rec = &cx.game.positions[cx.cur as usize];
+                let (pinned, pinners) = board::pins(rec, from_set, through_set, to_set);
+                // With only `from` given, the value is the pinning pieces.
+                let only_from = from.is_some() && through.is_none() && to.is_none();
+                Some(Value::Set(if only_from { pinners } else { pinned }))
+            }
+            Pawns(kind) => Some(Value::Set(board::pawns(rec, *kind))),
+            Fen(cells) => {
+                let ok = (0..64u32).all(|sq| {
+                    let want = cells[sq as usize];
+                    want == 13 || board::piece_on(rec, sq).map_or(12, |p| p as u8) == want
+                });
+                ok.then_some(Value::Matched)
+            }
+            MakeSquare(f, r) => {
+                let (Value::Num(f), Value::Num(r)) = (self.eval(f, cx)?, self.eval(r, cx)?) else {
+                    return None;
+                };
+                if !(1..=8).contains(&f) || !(1..=8).contains(&r) {
+                    return None;
+                }
+                Some(Value::Set(1 << ((r - 1) * 8 + f - 1)))
+            }
+            Check => rec
+                .flags
+                .contains(cqldb_storage::PositionFlags::CHECK)
+                .then_some(Value::Matched),
+            Mate => rec
+                .flags
+                .contains(cqldb_storage::PositionFlags::MATE)
+                .then_some(Value::Matched),
+            Stalemate => rec
+                .flags
+                .contains(cqldb_storage::PositionFlags::STALEMATE)
+                .then_some(Value::Matched),
+            ToMove(white) => {
+                ((rec.turn() == shakmaty::Color::White) == *white).then_some(Value::Matched)
+            }
+            SideToMove => Some(Value::Num(if rec.turn() == shakmaty::Color::White {
+                1
+            } else {
+                -1
+            })),
+            ColorConst(c) => Some(Value::Num(*c)),
+            Abs(a) => match self.eval(a, cx)? {
+                Value::Num(v) => Some(Value::Num(v.abs())),
+                _ => None,
+            },
+            Sqrt(a) => match self.eval(a, cx)? {
+                Value::Num(v) if v >= 0 => Some(Value::Num((v as f64).sqrt() as i64)),
+                _ => None,
+            },
+            MinMax(max, args) => {
+                let mut best: Option<i64> = None;
+                for a in args {
+                    let v = match self.eval(a, cx)? {
+                        Value::Num(v) => v,
+                        other => self.as_set(&other, cx)?.count_ones() as i64,
+                    };
+                    best = Some(match best {
+                        None => v,
+                        Some(b) if *max => b.max(v),
+                        Some(b) => b.min(v),
+                    });
+                }
+                best.map(Value::Num)
+            }
+            Int(a) => match self.eval(a, cx)? {
+                Value::Str(s) => s.trim().parse::<i64>().ok().map(Value::Num),
+                Value::Num(v) => Some(Value::Num(v)),
+                _ => None,
+            },
+            ToStr(args) => {
+                let mut s = String::new();
+                for a in args {
+                    let v = self.eval(a, cx)?;
+                    s.push_str(&self.render(&v, cx));
+                }
+                Some(Value::Str(s))
+            }
+            Case(lower, a) => match self.eval(a, cx)? {
+                Value::Str(s) => Some(Value::Str(if *lower {
+                    s.to_lowercase()
+                } else {
+                    s.to_uppercase()
+                })),
+                _ => None,
+            },
+            Slice(base, from, to, range) => {
+                let Value::Str(s) = self.eval(base, cx)? else {
+                    return None;
+                };
+                let chars: Vec<char> = s.chars().collect();
+                let len = chars.len() as i64;
+                let idx = |e: &mut Self, x: &Option<Box<Node>>, cx: &mut Cx, default: i64| match x {
+                    None => Some(default),
+                    Some(n) => match e.eval(n, cx)? {
+                        Value::Num(v) => Some(if v < 0 { len + v } else { v }),
+                        _ => None,
+                    },
+                };
+                let a = idx(self, from, cx, 0)?;
+                if !*range {
+                    let c = chars.get(usize::try_from(a).ok()?)?;
+                    return Some(Value::Str(c.to_string()));
+                }
+                let b = idx(self, to, cx, len)?.min(len);
+                let a = a.clamp(0, len);
+                if a > b {
+                    return Some(Value::Str(String::new()));
+                }
+                Some(Value::Str(chars[a as usize..b as usize].iter().collect()))
+            }
+            Var(slot) => self.vars[*slot].clone(),
+            Assign(slot, op, value) => {
+                let v = self.eval(value, cx)?;
+                let v = match op {
+                    AssignOp::Set => v,
+                    AssignOp::Arith(bop) => {
+                        let old = self.vars[*slot].clone()?;
+                        self.binary(*bop, old, v, cx)?
+                    }
+                };
+                self.vars[*slot] = Some(v);
+                Some(Value::Matched)
+            }
+            DictGet(slot, key) => {
+                let k = self.eval(key, cx)?.key();
+                self.dicts[*slot].get(&k).cloned()
+            }
+            DictSet(slot, key, value) => {
+                let k = self.eval(key, cx)?.key();
+                let v = self.eval(value, cx)?;
+                self.dicts[*slot].insert(k, v);
+                Some(Value::Matched)
+            }
+            Unbind(slot) => {
+                self.vars[*slot] = None;
+                Some(Value::Matched)
+            }
+            Call(f, args) => self.call(*f, args, cx),
+            SquareIter(slot, all, set, body) => {
+                let s = self.set_of(set, cx)?;
+                let saved = self.vars[*slot].take();
+                let mut any = false;
+                let mut every = true;
+                for sq in board::bits(s) {
+                    self.vars[*slot] = Some(Value::Set(1 << sq));
+                    let v = self.eval(body, cx);
+                    if matches(&v) {
+                        any = true;
+                    } else {
+                        every = false;
+                        if *all {
+                            break;
+                        }
+                    }
+                }
+                self.vars[*slot] = saved;
+                (if *all { every } else { any }).then_some(Value::Matched)
+            }
+            PieceIter(slot, all, set, body) => {
+                let s = self.set_of(set, cx)?;
+                let ids = cx.game.piece_ids()[cx.cur as usize];
+                let mut any = false;
+                let mut every = true;
+                let mut last = None;
+                for sq in board::bits(s) {
+                    if ids[sq as usize] == 0 {
+                        continue;
+                    }
+                    self.vars[*slot] = Some(Value::Piece(ids[sq as usize]));
+                    let v = self.eval(body, cx);
+                    if matches(&v) {
+                        any = true;
+                        last = self.vars[*slot].clone();
+                    } else {
+                        every = false;
+                        if *all {
+                            break;
+                        }
+                    }
+                }
+                // The variable keeps the last matching piece (later filters may use it).
+                if last.is_some() {
+                    self.vars[*slot] = last;
+                }
+                (if *all { every } else { any }).then_some(Value::Matched)
+            }
+            While(c, body) => {
+                loop {
+                    cx.steps += 1;
+                    if cx.steps > MAX_LOOP_STEPS {
+                        return None;
+                    }
+                    let vc = self.eval(c, cx);
+                    if !matches(&vc) {
+                        break;
+                    }
+                    let _ = self.eval(body, cx);
+                }
+                Some(Value::Matched)
+            }
+            Comment(args) => {
+                let mut text = String::new();
+                for a in args {
+                    let piece = match self.eval(a, cx) {
+                        Some(v) => self.render(&v, cx),
+                        None => "<false>".to_owned(),
+                    };
+                    text.push_str(&piece);
+                }
+                cx.comments.push((cx.cur, text));
+                Some(Value::Matched)
+            }
+            Message(args) => {
+                let mut text = String::new();
+                for a in args {
+                    let piece = match self.eval(a, cx) {
+                        Some(v) => self.render(&v, cx),
+                        None => "<false>".to_owned(),
+                    };
+                    text.push_str(&piece);
+                }
+                cx.messages.push(text);
+                Some(Value::Matched)
+            }
+            Transform(alts) => {
+                for a in alts {
+                    let v = self.eval(a, cx);
+                    if matches(&v) {
+                        return v;
+                    }
+                }
+                None
+            }
+            Tag(..) | Result(_) | Elo(_) | Year | GameNumber => self.eval_tag(&n.expr, cx),
+            Initial | Terminal | Mainline | Variation | VirtualMainline | Ply | MoveNumber
+            | Depth | PositionId | CurrentPosition | Position(_) | Parent | Child(_)
+            | Ancestor(..) | Descendant(..) | Distance(..) | Lca(..) | Find(_) => {
+                self.eval_tree(&n.expr, cx)
+            }
+            Dash(_) | CountMoves(_) | Move(_) | From | To | Castled(_) | EnPassant | NullMove
+            | Primary | Secondary => self.eval_move(&n.expr, cx),
+        }
+    }
+
+    fn call(&mut self, f: usize, args: &[Node], cx: &mut Cx) -> Option<Value> {
+        if cx.call_depth >= MAX_CALL_DEPTH {
+            return None;
+        }
+        let q = self.query.clone();
+        let func = &q.functions[f];
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a, cx)?);
+        }
+        let saved: Vec<Option<Value>> = func.params.iter().map(|&s| self.vars[s].clone()).collect();
+        for (&s, v) in func.params.iter().zip(values) {
+            self.vars[s] = Some(v);
+        }
+        cx.call_depth += 1;
+        let r = self.eval(&func.body, cx);
+        cx.call_depth -= 1;
+        for (&s, v) in func.params.iter().zip(saved) {
+            self.vars[s] = v;
+        }
+        r
+    }
+
+    /// Evaluates `n` as a set of squares.
+    pub(crate) fn set_of(&mut self, n: &Node, cx: &mut Cx) -> Option<u64> {
+        let v = self.eval(n, cx)?;
+        self.as_set(&v, cx)
+    }
+
+    pub(crate) fn as_set(&self, v: &Value, cx: &Cx) -> Option<u64> {
+        match v {
+            Value::Set(s) => Some(*s),
+            Value::Piece(id) => {
+                let ids = &cx.game.piece_ids()[cx.cur as usize];
+                Some(
+                    ids.iter()
+                        .enumerate()
+                        .filter(|&(_, &x)| x == *id)
+                        .fold(0u64, |acc, (sq, _)| acc | 1 << sq),
+                )
+            }
+            _ => None,
+        }
+    }
+
+    fn render(&self, v: &Value, cx: &Cx) -> String {
+        match v {
+            Value::Piece(_) => self
+                .as_set(v, cx)
+                .map_or_else(String::new, crate::value::squares_text),
+            Value::Set(s) => {
+                // A single occupied square prints with its piece: `Kg1`.
+                let rec = &cx.game.positions[cx.cur as usize];
+                if s.count_ones() == 1
+                    && let Some(p) = board::piece_on(rec, s.trailing_zeros())
+                {
+                    let c = "PNBRQKpnbrqk".as_bytes()[p] as char;
+                    return format!("{c}{}", crate::value::squares_text(*s));
+                }
+                crate::value::squares_text(*s)
+            }
+            other => other.render(),
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: Value, b: Value, cx: &Cx) -> Option<Value> {
+        match op {
+            BinOp::Inter | BinOp::Union => {
+                let (x, y) = (self.as_set(&a, cx)?, self.as_set(&b, cx)?);
+                Some(Value::Set(if op == BinOp::Inter { x & y } else { x | y }))
+            }
+            _ => match (a, b) {
+                (Value::Str(x), Value::Str(y)) if op == BinOp::Add => Some(Value::Str(x + &y)),
+                (Value::Num(x), Value::Num(y)) => Some(Value::Num(match op {
+                    BinOp::Add => x.checked_add(y)?,
+                    BinOp::Sub => x.checked_sub(y)?,
+                    BinOp::Mul => x.checked_mul(y)?,
+                    BinOp::Div => x.checked_div(y)?,
+                    BinOp::Mod => x.checked_rem(y)?,
+                    _ => return None,
+                })),
+                _ => None,
+            },
+        }
+    }
+
+    fn compare(&self, op: CmpOp, a: &Value, b: &Value, cx: &Cx) -> Option<bool> {
+        use std::cmp::Ordering;
+        let ord: Ordering = match (a, b) {
+            (Value::Num(x), Value::Num(y)) => x.cmp(y),
+            (Value::Str(x), Value::Str(y)) => x.cmp(y),
+            (Value::Pos(x), Value::Pos(y)) => x.cmp(y),
+            (Value::Num(x), other) => x.cmp(&(self.as_set(other, cx)?.count_ones() as i64)),
+            (other, Value::Num(y)) => (self.as_set(other, cx)?.count_ones() as i64).cmp(y),
+            (x, y) => {
+                let (x, y) = (self.as_set(x, cx)?, self.as_set(y, cx)?);
+                return match op {
+                    CmpOp::Eq => Some(x == y),
+                    CmpOp::Ne => Some(x != y),
+                    _ => Some(op_holds(op, x.count_ones().cmp(&y.count_ones()))),
+                };
+            }
+        };
+        Some(op_holds(op, ord))
+    }
+}
+
+fn op_holds(op: CmpOp, ord: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Lt => ord == Less,
+        CmpOp::Le => ord != Greater,
+        CmpOp::Gt => ord == Greater,
+        CmpOp::Ge => ord != Less,
+        CmpOp::Eq => ord == Equal,
+        CmpOp::Ne => ord != Equal,
+    }
+}
+
+/// Whether a filter result counts as a match: any value, except an empty set.
+pub fn matches(v: &Option<Value>) -> bool {
+    match v {
+        None => false,
+        Some(Value::Set(s)) => *s != 0,
+        Some(_) => true,
+    }
+}

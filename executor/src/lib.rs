@@ -1,0 +1,20 @@
+//! The cqldb executor: evaluates a parsed CQL query ([`cqldb_planner::Query`]) over game trees
+//! and writes the matching games.
+//!
+//! Owns evaluation: the engine and its logical/arithmetic core ([`eval`]), board geometry
+//! ([`board`]), move filters (`moves.rs`), game-tree navigation (`tree.rs`), tag filters
+//! (`tags.rs`), values ([`value`]) and PGN output ([`output`]). A game reaches it as position
+//! rows ([`game::Game`]), whether they were just read from PGN or decoded from an index; it does
+//! not know how they were produced or stored.
+
+pub mod board;
+pub mod eval;
+pub mod game;
+mod moves;
+pub mod output;
+mod tags;
+mod tree;
+pub mod value;
+
+pub use eval::{Engine, GameMatch};
+pub use game::Game;

@@ -1,0 +1,536 @@
+//! The checked syntax tree of a CQL query: what the executor evaluates.
+
+/// Byte range in the query source.
+pub type Span = std::ops::Range<usize>;
+
+/// A piece designator: which square contents (12 pieces and "empty") on which squares.
+///
+/// ```
+/// use cqldb_planner::ast::PieceSet;
+/// let any_white = PieceSet { pieces: PieceSet::WHITE, squares: u64::MAX };
+/// assert!(any_white.has_piece(0)); // white pawn
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PieceSet {
+    /// Bit i for i < 12: piece `i` (white P N B R Q K, then black p n b r q k); bit 12: empty.
+    pub pieces: u16,
+    /// Squares (bit = rank * 8 + file, a1 = 0).
+    pub squares: u64,
+}
+
+impl PieceSet {
+    /// Every white piece.
+    pub const WHITE: u16 = 0x3f;
+    /// Every black piece.
+    pub const BLACK: u16 = 0xfc0;
+    /// The empty square.
+    pub const EMPTY: u16 = 1 << 12;
+    /// Anything (a bare square set such as `e4` or `.`).
+    pub const ALL_CONTENTS: u16 = 0x1fff;
+
+    /// Whether piece index `i` (0..12) is designated.
+    pub fn has_piece(self, i: usize) -> bool {
+        self.pieces >> i & 1 == 1
+    }
+}
+
+/// A node with its source span.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// What it is.
+    pub expr: Expr,
+    /// Where it came from (for diagnostics).
+    pub span: Span,
+}
+
+/// Comparison operators.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+}
+
+/// Binary arithmetic and set operators.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+` (numbers, or string concatenation)
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+    /// `&`
+    Inter,
+    /// `|`
+    Union,
+}
+
+/// Board directions of the direction filters and `ray`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Towards rank 8.
+    Up,
+    /// Towards rank 1.
+    Down,
+    /// Towards the a-file.
+    Left,
+    /// Towards the h-file.
+    Right,
+    /// Up and right.
+    NorthEast,
+    /// Up and left.
+    NorthWest,
+    /// Down and right.
+    SouthEast,
+    /// Down and left.
+    SouthWest,
+    /// Up or down.
+    Vertical,
+    /// Left or right.
+    Horizontal,
+    /// The four diagonal directions.
+    Diagonal,
+    /// The four orthogonal directions.
+    Orthogonal,
+    /// All eight.
+    AnyDirection,
+}
+
+impl Direction {
+    /// The (file, rank) steps this direction covers.
+    pub fn steps(self) -> &'static [(i8, i8)] {
+        use Direction::*;
+        match self {
+            Up => &[(0, 1)],
+            Down => &[(0, -1)],
+            Left => &[(-1, 0)],
+            Right => &[(1, 0)],
+            NorthEast => &[(1, 1)],
+            NorthWest => &[(-1, 1)],
+            SouthEast => &[(1, -1)],
+            SouthWest => &[(-1, -1)],
+            Vertical => &[(0, 1), (0, -1)],
+            Horizontal => &[(1, 0), (-1, 0)],
+            Diagonal => &[(1, 1), (-1, 1), (1, -1), (-1, -1)],
+            Orthogonal => &[(0, 1), (0, -1), (1, 0), (-1, 0)],
+            AnyDirection => &[
+                (0, 1),
+                (0, -1),
+                (1, 0),
+                (-1, 0),
+                (1, 1),
+                (-1, 1),
+                (1, -1),
+                (-1, -1),
+            ],
+        }
+    }
+
+    /// The direction seen with the board's ranks mirrored (for `flipcolor`).
+    pub fn mirrored(self) -> Self {
+        use Direction::*;
+        match self {
+            Up => Down,
+            Down => Up,
+            NorthEast => SouthEast,
+            SouthEast => NorthEast,
+            NorthWest => SouthWest,
+            SouthWest => NorthWest,
+            other => other,
+        }
+    }
+}
+
+/// Pawn-structure sets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PawnKind {
+    /// `passedpawns`
+    Passed,
+    /// `doubledpawns`
+    Doubled,
+    /// `isolatedpawns`
+    Isolated,
+    /// `connectedpawns`
+    Connected,
+}
+
+/// Which moves a dash or `move` filter looks at.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MoveSource {
+    /// The moves in the PGN from the current position.
+    Pgn,
+    /// Generated legal moves.
+    Legal,
+    /// Generated pseudo-legal moves.
+    PseudoLegal,
+    /// The move that led to the current position.
+    Current,
+}
+
+/// Kinds of castling.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Castle {
+    /// `o-o`
+    King,
+    /// `o-o-o`
+    Queen,
+    /// `castle`
+    Any,
+}
+
+/// A dash filter `F--G`, `F[x]G`, with promotion and target.
+#[derive(Clone, Debug)]
+pub struct Dash {
+    /// Origin squares (`None` = any).
+    pub from: Option<Node>,
+    /// Destination squares, or the captured piece's square for captures (`None` = any).
+    pub to: Option<Node>,
+    /// `[x]`: captures only.
+    pub capture: bool,
+    /// Promotion piece types (colourless mask of P N B R Q K bits), if `=` was given.
+    pub promotion: Option<u8>,
+    /// Filter evaluated at the position after the move, with `from`/`to` bound.
+    pub target: Option<Node>,
+    /// Which moves.
+    pub source: MoveSource,
+}
+
+/// The deprecated `move` filter's parameters.
+#[derive(Clone, Debug, Default)]
+pub struct MoveFilter {
+    /// `from S`
+    pub from: Option<Node>,
+    /// `to S`
+    pub to: Option<Node>,
+    /// `capture S`
+    pub capture: Option<Node>,
+    /// `promote T` (colourless role mask)
+    pub promote: Option<u8>,
+    /// `previous`
+    pub previous: bool,
+    /// `legal`
+    pub legal: bool,
+    /// `pseudolegal`
+    pub pseudolegal: bool,
+    /// `count`
+    pub count: bool,
+    /// `castle`, `o-o`, `o-o-o`
+    pub castle: Option<Castle>,
+    /// `enpassant`
+    pub enpassant: bool,
+    /// `null`
+    pub null: bool,
+    /// `primary`
+    pub primary: bool,
+    /// `secondary`
+    pub secondary: bool,
+}
+
+/// Tag fields that the tag filters read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TagField {
+    /// `player white` / `player black` / `player` (either).
+    Player(Option<bool>),
+    /// `event`
+    Event,
+    /// `site`
+    Site,
+    /// `date`
+    Date,
+    /// `eventdate`
+    EventDate,
+    /// `eco`
+    Eco,
+    /// `tag "Name"`
+    Named(String),
+}
+
+/// `find` options.
+#[derive(Clone, Debug)]
+pub struct Find {
+    /// `<--`: search the ancestors instead of the descendants.
+    pub backward: bool,
+    /// `quiet`
+    pub quiet: bool,
+    /// `all` or a count range: the value is the count.
+    pub count: Option<(i64, i64)>,
+    /// The filter searched for.
+    pub body: Node,
+}
+
+/// Assignment operators.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AssignOp {
+    /// `=`
+    Set,
+    /// `+=`, `-=`, `*=`, `/=`, `%=`
+    Arith(BinOp),
+}
+
+/// An expression (every CQL filter is one).
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// Integer literal.
+    Number(i64),
+    /// String literal.
+    Str(String),
+    /// `true`
+    True,
+    /// `false`
+    False,
+    /// Piece designator / square set.
+    Pieces(PieceSet),
+    /// `{ f1 f2 ... }` and the query body: all must match; value of the last.
+    Compound(Vec<Node>),
+    /// `and`
+    And(Box<Node>, Box<Node>),
+    /// `or`
+    Or(Box<Node>, Box<Node>),
+    /// `not`
+    Not(Box<Node>),
+    /// `if c then x [else y]`
+    If(Box<Node>, Box<Node>, Option<Box<Node>>),
+    /// Chained comparison `a < b <= c`.
+    Compare(Box<Node>, Vec<(CmpOp, Node)>),
+    /// Arithmetic and set operators.
+    Binary(BinOp, Box<Node>, Box<Node>),
+    /// Unary minus.
+    Neg(Box<Node>),
+    /// `~X`
+    Complement(Box<Node>),
+    /// `#X`: number of squares, or length of a string.
+    Count(Box<Node>),
+    /// `X in Y`: subset, or substring.
+    In(Box<Node>, Box<Node>),
+    /// `X ~~ "re"`
+    Regex(Box<Node>, Box<Node>),
+    /// `\n`
+    Group(u32),
+    /// `pos : filter`
+    Colon(Box<Node>, Box<Node>),
+    /// `X attacks Y` / `X -> Y`: squares of X attacking some square of Y.
+    Attacks(Box<Node>, Box<Node>),
+    /// `X attackedby Y` / `X <- Y`: squares of X attacked from Y.
+    AttackedBy(Box<Node>, Box<Node>),
+    /// Direction filters: `up 1 Q`, `anydirection k`.
+    Direction(Direction, u8, u8, Box<Node>),
+    /// `light X` (true) / `dark X` (false).
+    Shade(bool, Box<Node>),
+    /// `rank X` (true) / `file X` (false).
+    RankFile(bool, Box<Node>),
+    /// `power X`
+    Power(Box<Node>),
+    /// `between(X Y)`
+    Between(Box<Node>, Box<Node>),
+    /// `ray [dir] (S1 ... Sn)`; xray when the flag is set.
+    Ray(Option<Direction>, Vec<Node>, bool),
+    /// `pin [from X] [through Y] [to Z]`
+    Pin(Option<Box<Node>>, Option<Box<Node>>, Option<Box<Node>>),
+    /// Pawn-structure sets.
+    Pawns(PawnKind),
+    /// `fen "..."`: board pattern (64 entries: piece index, 12 = empty, 13 = any).
+    Fen(Vec<u8>),
+    /// `makesquare(f r)`
+    MakeSquare(Box<Node>, Box<Node>),
+    /// `check`
+    Check,
+    /// `mate`
+    Mate,
+    /// `stalemate`
+    Stalemate,
+    /// `wtm` (true) / `btm` (false)
+    ToMove(bool),
+    /// `sidetomove`: 1 white, -1 black.
+    SideToMove,
+    /// `white` (1) / `black` (-1) as values.
+    ColorConst(i64),
+    /// `initial`
+    Initial,
+    /// `terminal`
+    Terminal,
+    /// `mainline`
+    Mainline,
+    /// `variation`
+    Variation,
+    /// `virtualmainline`
+    VirtualMainline,
+    /// `ply`
+    Ply,
+    /// `movenumber`
+    MoveNumber,
+    /// `depth`
+    Depth,
+    /// `positionid`
+    PositionId,
+    /// `gamenumber`
+    GameNumber,
+    /// `currentposition`
+    CurrentPosition,
+    /// `position N`
+    Position(Box<Node>),
+    /// `parent`
+    Parent,
+    /// `child` / `child(i)`
+    Child(Option<Box<Node>>),
+    /// `ancestor(x y)`: x is an ancestor of y.
+    Ancestor(Box<Node>, Box<Node>),
+    /// `descendant(x y)`: x is a descendant of y.
+    Descendant(Box<Node>, Box<Node>),
+    /// `distance(x y)`
+    Distance(Box<Node>, Box<Node>),
+    /// `lca(x y)`
+    Lca(Box<Node>, Box<Node>),
+    /// `find ...`
+    Find(Box<Find>),
+    /// A dash filter.
+    Dash(Box<Dash>),
+    /// `countmoves <dash>`
+    CountMoves(Box<Dash>),
+    /// `move ...` (deprecated form).
+    Move(Box<MoveFilter>),
+    /// `from` inside a dash target.
+    From,
+    /// `to` inside a dash target.
+    To,
+    /// `o-o`, `o-o-o`, `castle`: the move that led here.
+    Castled(Castle),
+    /// `enpassant`: the move that led here.
+    EnPassant,
+    /// `nullmove`: the move that led here.
+    NullMove,
+    /// `primary`: the move that led here is the first of its parent.
+    Primary,
+    /// `secondary`
+    Secondary,
+    /// Tag text, or with a search string an implicit (substring) search.
+    Tag(TagField, Option<String>),
+    /// `result 1-0`
+    Result(String),
+    /// `elo white` (true) / `elo black`
+    Elo(bool),
+    /// `year`
+    Year,
+    /// `abs`
+    Abs(Box<Node>),
+    /// `sqrt`
+    Sqrt(Box<Node>),
+    /// `max(...)` (true) / `min(...)`
+    MinMax(bool, Vec<Node>),
+    /// `int X`
+    Int(Box<Node>),
+    /// `str(...)`
+    ToStr(Vec<Node>),
+    /// `lowercase` (true) / `uppercase`
+    Case(bool, Box<Node>),
+    /// `X[i]` / `X[i:j]` on strings.
+    Slice(Box<Node>, Option<Box<Node>>, Option<Box<Node>>, bool),
+    /// A variable (slot index).
+    Var(usize),
+    /// Assignment to a variable.
+    Assign(usize, AssignOp, Box<Node>),
+    /// `D[k]`
+    DictGet(usize, Box<Node>),
+    /// `D[k] = v`
+    DictSet(usize, Box<Node>, Box<Node>),
+    /// Function call (function index, argument nodes).
+    Call(usize, Vec<Node>),
+    /// `square [all] x in S body`
+    SquareIter(usize, bool, Box<Node>, Box<Node>),
+    /// `piece [all] x in S body`
+    PieceIter(usize, bool, Box<Node>, Box<Node>),
+    /// `while (c) body`
+    While(Box<Node>, Box<Node>),
+    /// `comment(...)`
+    Comment(Vec<Node>),
+    /// `message(...)`
+    Message(Vec<Node>),
+    /// A transform such as `flipcolor f`: the original and its transformed copies; matches if
+    /// any of them does.
+    Transform(Vec<Node>),
+    /// `dictionary D` and other declarations: always matches.
+    Declaration,
+    /// `unbind x`
+    Unbind(usize),
+}
+
+/// A user function: parameter slots and body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Name.
+    pub name: String,
+    /// Variable slots of the parameters.
+    pub params: Vec<usize>,
+    /// Body.
+    pub body: Node,
+}
+
+/// What kind of thing a variable slot holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// Any value.
+    Plain,
+    /// A piece identity (`piece x in S`).
+    Piece,
+    /// A dictionary.
+    Dictionary,
+}
+
+/// Header settings of `cql( ... )`.
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    /// `input file`
+    pub input: Option<String>,
+    /// `output file`
+    pub output: Option<String>,
+    /// `variations`
+    pub variations: bool,
+    /// `matchcount N [M]`
+    pub matchcount: Option<(i64, i64)>,
+    /// `sort matchcount`
+    pub sort_matchcount: bool,
+    /// `matchstring "s"`
+    pub matchstring: Option<String>,
+    /// `silent`
+    pub silent: bool,
+    /// `quiet`
+    pub quiet: bool,
+    /// `result R`
+    pub result: Option<String>,
+    /// `gamenumber N [M]`
+    pub gamenumber: Option<(i64, i64)>,
+}
+
+/// A parsed and checked query.
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// The header.
+    pub header: Header,
+    /// Body filters (an implicit `and`).
+    pub body: Vec<Node>,
+    /// Variable names and kinds, by slot.
+    pub vars: Vec<(String, VarKind)>,
+    /// User functions.
+    pub functions: Vec<Function>,
+}
+
+impl Query {
+    /// Whether evaluation keeps state across games (variables or dictionaries), so games must
+    /// be evaluated one after another in input order.
+    pub fn has_state(&self) -> bool {
+        !self.vars.is_empty()
+    }
+}

@@ -1,0 +1,711 @@
+//! The keyword table: how each CQL keyword filter is parsed.
+//!
+//! Adding a filter means adding its arm here, its evaluation in the executor, and a test.
+
+use crate::ast::*;
+use crate::error::ParseError;
+use crate::keywords::is_reserved;
+use crate::parser::Parser;
+use crate::token::Tok;
+use crate::types::Ty;
+
+type PResult<T> = Result<T, ParseError>;
+
+impl Parser {
+    /// A filter that starts with the word `w` (already consumed).
+    pub(crate) fn word(&mut self, w: &str, start: usize) -> PResult<Node> {
+        let simple = |e: Expr| -> PResult<Option<Expr>> { Ok(Some(e)) };
+        let expr: Option<Expr> = match w {
+            "true" => simple(Expr::True)?,
+            "false" => simple(Expr::False)?,
+            "check" => simple(Expr::Check)?,
+            "mate" => simple(Expr::Mate)?,
+            "stalemate" => simple(Expr::Stalemate)?,
+            "wtm" => simple(Expr::ToMove(true))?,
+            "btm" => simple(Expr::ToMove(false))?,
+            "sidetomove" => simple(Expr::SideToMove)?,
+            "white" => simple(Expr::ColorConst(1))?,
+            "black" => simple(Expr::ColorConst(-1))?,
+            "initial" => simple(Expr::Initial)?,
+            "terminal" => simple(Expr::Terminal)?,
+            "mainline" => simple(Expr::Mainline)?,
+            "variation" => simple(Expr::Variation)?,
+            "virtualmainline" => simple(Expr::VirtualMainline)?,
+            "ply" => simple(Expr::Ply)?,
+            "movenumber" => simple(Expr::MoveNumber)?,
+            "depth" => simple(Expr::Depth)?,
+            "positionid" => simple(Expr::PositionId)?,
+            "gamenumber" => simple(Expr::GameNumber)?,
+            "currentposition" => simple(Expr::CurrentPosition)?,
+            "initialposition" => Some(Expr::Position(Box::new(Node {
+                expr: Expr::Number(0),
+                span: start..start,
+            }))),
+            "parent" => simple(Expr::Parent)?,
+            "from" => simple(Expr::From)?,
+            "to" => simple(Expr::To)?,
+            "o-o" => simple(Expr::Castled(Castle::King))?,
+            "o-o-o" => simple(Expr::Castled(Castle::Queen))?,
+            "castle" => simple(Expr::Castled(Castle::Any))?,
+            "enpassant" => simple(Expr::EnPassant)?,
+            "nullmove" => simple(Expr::NullMove)?,
+            "primary" => simple(Expr::Primary)?,
+            "secondary" => simple(Expr::Secondary)?,
+            "passedpawns" => simple(Expr::Pawns(PawnKind::Passed))?,
+            "doubledpawns" => simple(Expr::Pawns(PawnKind::Doubled))?,
+            "isolatedpawns" => simple(Expr::Pawns(PawnKind::Isolated))?,
+            "connectedpawns" => simple(Expr::Pawns(PawnKind::Connected))?,
+            "year" => simple(Expr::Year)?,
+            "event" => self.tag_search(TagField::Event)?,
+            "site" => self.tag_search(TagField::Site)?,
+            "date" => self.tag_search(TagField::Date)?,
+            "eventdate" => self.tag_search(TagField::EventDate)?,
+            "eco" => self.tag_search(TagField::Eco)?,
+            "player" => {
+                let side = if self.eat_word("white") {
+                    Some(true)
+                } else if self.eat_word("black") {
+                    Some(false)
+                } else {
+                    None
+                };
+                self.tag_search(TagField::Player(side))?
+            }
+            "tag" => {
+                let Tok::Str(name) = self.peek().tok.clone() else {
+                    return Err(self.unexpected("expected a tag name string after 'tag'"));
+                };
+                self.next();
+                Some(Expr::Tag(TagField::Named(name), None))
+            }
+            "elo" => {
+                if self.eat_word("white") {
+                    Some(Expr::Elo(true))
+                } else if self.eat_word("black") {
+                    Some(Expr::Elo(false))
+                } else {
+                    return Err(self.unexpected("expected 'white' or 'black' after 'elo'"));
+                }
+            }
+            "result" => {
+                let Tok::Result(r) = self.peek().tok.clone() else {
+                    return Err(self.unexpected("expected 1-0, 0-1, 1/2-1/2 or * after 'result'"));
+                };
+                self.next();
+                Some(Expr::Result(r))
+            }
+            "power" => Some(Expr::Power(Box::new(self.set_arg(w)?))),
+            "light" => Some(Expr::Shade(true, Box::new(self.set_arg(w)?))),
+            "dark" => Some(Expr::Shade(false, Box::new(self.set_arg(w)?))),
+            "rank" => Some(Expr::RankFile(true, Box::new(self.set_arg(w)?))),
+            "file" => Some(Expr::RankFile(false, Box::new(self.set_arg(w)?))),
+            "abs" => Some(Expr::Abs(Box::new(self.unary()?))),
+            "sqrt" => Some(Expr::Sqrt(Box::new(self.unary()?))),
+            "int" => Some(Expr::Int(Box::new(self.unary()?))),
+            "lowercase" => Some(Expr::Case(true, Box::new(self.unary()?))),
+            "uppercase" => Some(Expr::Case(false, Box::new(self.unary()?))),
+            "max" => Some(Expr::MinMax(true, self.paren_args()?)),
+            "min" => Some(Expr::MinMax(false, self.paren_args()?)),
+            "str" => Some(Expr::ToStr(self.paren_args()?)),
+            "comment" => Some(Expr::Comment(self.paren_args()?)),
+            "message" => Some(Expr::Message(self.paren_args()?)),
+            "makesquare" => {
+                let mut a = self.paren_args_n(2, w)?;
+                let r = a.pop().unwrap_or_else(|| unreachable!());
+                let f = a.pop().unwrap_or_else(|| unreachable!());
+                Some(Expr::MakeSquare(Box::new(f), Box::new(r)))
+            }
+            "between" => {
+                let (a, b) = self.two_args(w)?;
+                Some(Expr::Between(a, b))
+            }
+            "ancestor" => {
+                let (a, b) = self.two_args(w)?;
+                Some(Expr::Ancestor(a, b))
+            }
+            "descendant" => {
+                let (a, b) = self.two_args(w)?;
+                Some(Expr::Descendant(a, b))
+            }
+            "distance" => {
+                let (a, b) = self.two_args(w)?;
+                Some(Expr::Distance(a, b))
+            }
+            "lca" => {
+                let (a, b) = self.two_args(w)?;
+                Some(Expr::Lca(a, b))
+            }
+            "position" => Some(Expr::Position(Box::new(self.unary()?))),
+            "child" => {
+                if self.at_sym("(") && self.peek().attached {
+                    let mut a = self.paren_args_n(1, w)?;
+                    Some(Expr::Child(Some(Box::new(
+                        a.pop().unwrap_or_else(|| unreachable!()),
+                    ))))
+                } else {
+                    Some(Expr::Child(None))
+                }
+            }
+            "not" => Some(Expr::Not(Box::new(self.not()?))),
+            "if" => {
+                let cond = self.filter()?;
+                self.eat_word("then");
+                let then = self.filter()?;
+                let els = if self.eat_word("else") {
+                    Some(Box::new(self.filter()?))
+                } else {
+                    None
+                };
+                Some(Expr::If(Box::new(cond), Box::new(then), els))
+            }
+            "ray" | "xray" => {
+                let dir = self.direction_word();
+                let args = self.paren_args()?;
+                if args.len() < 2 {
+                    return Err(ParseError::new(
+                        format!("'{w}' needs at least two sets"),
+                        self.span_from(start),
+                    ));
+                }
+                Some(Expr::Ray(dir, args, w == "xray"))
+            }
+            "pin" => {
+                let (mut from, mut through, mut to) = (None, None, None);
+                loop {
+                    if self.eat_word("from") {
+                        from = Some(Box::new(self.unary()?));
+                    } else if self.eat_word("through") {
+                        through = Some(Box::new(self.unary()?));
+                    } else if self.eat_word("to") {
+                        to = Some(Box::new(self.unary()?));
+                    } else {
+                        break;
+                    }
+                }
+                Some(Expr::Pin(from, through, to))
+            }
+            "fen" => {
+                let Tok::Str(f) = self.peek().tok.clone() else {
+                    return Err(self.unexpected("expected a FEN string after 'fen'"));
+                };
+                let t = self.next();
+                Some(Expr::Fen(fen_pattern(&f).ok_or_else(|| {
+                    ParseError::new("not a valid FEN board", t.span.clone())
+                })?))
+            }
+            "find" => Some(self.find()?),
+            "legal" | "pseudolegal" => {
+                let source = if w == "legal" {
+                    MoveSource::Legal
+                } else {
+                    MoveSource::PseudoLegal
+                };
+                let d = self.generated_dash(source, w)?;
+                Some(Expr::Dash(Box::new(d)))
+            }
+            "countmoves" => {
+                let source = if self.eat_word("legal") {
+                    MoveSource::Legal
+                } else if self.eat_word("pseudolegal") {
+                    MoveSource::PseudoLegal
+                } else {
+                    MoveSource::Pgn
+                };
+                let d = if source == MoveSource::Pgn {
+                    self.dash_arg("countmoves")?
+                } else {
+                    self.generated_dash(source, "countmoves")?
+                };
+                Some(Expr::CountMoves(Box::new(d)))
+            }
+            "currentmove" => {
+                let mut d = self.dash_arg(w)?;
+                d.source = MoveSource::Current;
+                Some(Expr::Dash(Box::new(d)))
+            }
+            "move" => Some(self.move_filter(start)?),
+            "square" | "piece" => Some(self.iteration(w == "piece")?),
+            "while" => {
+                let open = self.peek().span.clone();
+                if !self.at_sym("(") {
+                    return Err(self.unexpected("expected '(' after 'while'"));
+                }
+                self.next();
+                let cond = self.filter()?;
+                if !self.eat_sym(")") {
+                    return Err(ParseError::new("this '(' is never closed", open));
+                }
+                let body = self.filter()?;
+                Some(Expr::While(Box::new(cond), Box::new(body)))
+            }
+            "dictionary" => {
+                let name = self.new_name("dictionary")?;
+                self.declare(&name, VarKind::Dictionary, Ty::Unknown);
+                Some(Expr::Declaration)
+            }
+            "function" => {
+                self.function()?;
+                Some(Expr::Declaration)
+            }
+            "unbind" => {
+                let t = self.peek().clone();
+                let slot = match &t.tok {
+                    Tok::Word(n) => self.var_slot(n),
+                    _ => None,
+                };
+                let Some(slot) = slot else {
+                    return Err(ParseError::new(
+                        "'unbind' needs the name of an existing variable",
+                        t.span,
+                    ));
+                };
+                self.next();
+                Some(Expr::Unbind(slot))
+            }
+            "local" => {
+                if self.function_depth == 0 {
+                    return Err(ParseError::new(
+                        "'local' declarations are only allowed inside a function body",
+                        start..start + w.len(),
+                    ));
+                }
+                let inner = self.filter()?;
+                Some(inner.expr)
+            }
+            "flipcolor" => {
+                let body = self.unary()?;
+                let flipped = crate::transform::flip_color(&body);
+                Some(Expr::Transform(vec![body, flipped]))
+            }
+            "reversecolor" => {
+                let body = self.unary()?;
+                Some(Expr::Transform(vec![crate::transform::flip_color(&body)]))
+            }
+            "echo" => {
+                self.echo_names()?;
+                return Err(ParseError::new(
+                    "'echo' is not supported yet",
+                    start..start + w.len(),
+                ));
+            }
+            "path" => {
+                self.path_check()?;
+                return Err(ParseError::new(
+                    "'path' is not supported yet",
+                    start..start + w.len(),
+                ));
+            }
+            "sort" => {
+                let kw = self.peek().clone();
+                if (self.eat_word("min") || self.eat_word("max"))
+                    && !matches!(self.peek().tok, Tok::Str(_))
+                {
+                    return Err(ParseError::new(
+                        "'sort min' and 'sort max' need a title string, e.g. sort min \"moves\" ply",
+                        kw.span.start..self.peek().span.end,
+                    ));
+                }
+                return Err(ParseError::new(
+                    "'sort' is not supported yet",
+                    start..start + w.len(),
+                ));
+            }
+            _ => None,
+        };
+        if let Some(e) = expr {
+            return Ok(Node {
+                expr: e,
+                span: self.span_from(start),
+            });
+        }
+        if let Some(d) = crate::ast_direction(w) {
+            let (lo, hi) = self.range_opt()?;
+            let arg = self.set_arg(w)?;
+            return Ok(Node {
+                expr: Expr::Direction(d, lo, hi, Box::new(arg)),
+                span: self.span_from(start),
+            });
+        }
+        if is_reserved(w) {
+            return Err(ParseError::new(
+                format!("'{w}' is not supported"),
+                start..start + w.len(),
+            ));
+        }
+        if let Some(f) = self.functions.iter().rposition(|f| f.name == w) {
+            let args = self.paren_args()?;
+            if args.len() != self.functions[f].params.len() {
+                return Err(ParseError::new(
+                    format!(
+                        "'{w}' takes {} arguments, got {}",
+                        self.functions[f].params.len(),
+                        args.len()
+                    ),
+                    self.span_from(start),
+                ));
+            }
+            return Ok(Node {
+                expr: Expr::Call(f, args),
+                span: self.span_from(start),
+            });
+        }
+        if let Some(slot) = self.var_slot(w) {
+            return Ok(Node {
+                expr: Expr::Var(slot),
+                span: start..start + w.len(),
+            });
+        }
+        Err(ParseError::new(
+            format!("unknown filter or variable '{w}'"),
+            start..start + w.len(),
+        ))
+    }
+
+    /// The set argument of `power`, `light`, `up 1`, ...: a prefix-level expression.
+    fn set_arg(&mut self, w: &str) -> PResult<Node> {
+        if !self.starts_filter() {
+            return Err(self.unexpected(&format!("expected a set filter after '{w}'")));
+        }
+        self.unary()
+    }
+
+    fn two_args(&mut self, w: &str) -> PResult<(Box<Node>, Box<Node>)> {
+        let mut a = self.paren_args_n(2, w)?;
+        let b = a.pop().unwrap_or_else(|| unreachable!());
+        let a = a.pop().unwrap_or_else(|| unreachable!());
+        Ok((Box::new(a), Box::new(b)))
+    }
+
+    fn tag_search(&mut self, field: TagField) -> PResult<Option<Expr>> {
+        if let Tok::Str(s) = self.peek().tok.clone() {
+            self.next();
+            return Ok(Some(Expr::Tag(field, Some(s))));
+        }
+        Ok(Some(Expr::Tag(field, None)))
+    }
+
+    fn direction_word(&mut self) -> Option<Direction> {
+        let Tok::Word(w) = &self.peek().tok else {
+            return None;
+        };
+        let d = crate::ast_direction(w)?;
+        self.next();
+        Some(d)
+    }
+
+    /// An optional distance range `n` or `n m` after a direction word.
+    fn range_opt(&mut self) -> PResult<(u8, u8)> {
+        let Tok::Number(lo) = self.peek().tok else {
+            return Ok((1, 7));
+        };
+        self.next();
+        let hi = if let Tok::Number(hi) = self.peek().tok {
+            self.next();
+            hi
+        } else {
+            lo
+        };
+        Ok((lo.clamp(0, 7) as u8, hi.clamp(0, 7) as u8))
+    }
+
+    fn dash_arg(&mut self, w: &str) -> PResult<Dash> {
+        let start = self.peek().span.start;
+        let n = self.unary()?;
+        match n.expr {
+            Expr::Dash(d) => Ok(*d),
+            _ => Err(ParseError::new(
+                format!("expected a '--' filter after '{w}'"),
+                start..n.span.end,
+            )),
+        }
+    }
+
+    fn generated_dash(&mut self, source: MoveSource, w: &str) -> PResult<Dash> {
+        let mut d = self.dash_arg(w)?;
+        if d.capture {
+            return Err(ParseError::new(
+                "'legal' and 'pseudolegal' are not supported with a capturing dash '[x]'; use '--'",
+                self.span_from(self.peek().span.start),
+            ));
+        }
+        let ok_target = match &d.target {
+            None => true,
+            Some(t) => matches!(t.expr, Expr::Castled(_) | Expr::EnPassant),
+        };
+        if !ok_target || d.promotion.is_some() {
+            let span = d.target.as_ref().map_or_else(
+                || self.span_from(self.peek().span.start),
+                |t| t.span.clone(),
+            );
+            return Err(ParseError::new(
+                "the target of a 'legal'/'pseudolegal' dash must be o-o, o-o-o, castle or enpassant, without promotion",
+                span,
+            ));
+        }
+        d.source = source;
+        Ok(d)
+    }
+
+    fn move_filter(&mut self, start: usize) -> PResult<Expr> {
+        let mut m = MoveFilter::default();
+        let mut count_span = None;
+        loop {
+            let t = self.peek().clone();
+            let Tok::Word(w) = &t.tok else { break };
+            match w.as_str() {
+                "from" => {
+                    self.next();
+                    m.from = Some(self.unary()?);
+                }
+                "to" => {
+                    self.next();
+                    m.to = Some(self.unary()?);
+                }
+                "capture" => {
+                    self.next();
+                    m.capture = Some(self.unary()?);
+                }
+                "promote" => {
+                    self.next();
+                    let Tok::Designator(p) = self.peek().tok else {
+                        return Err(self.unexpected("expected a piece after 'promote'"));
+                    };
+                    self.next();
+                    let mut mask = 0u8;
+                    for i in 0..12 {
+                        if p.has_piece(i) {
+                            mask |= 1 << (i % 6);
+                        }
+                    }
+                    m.promote = Some(mask);
+                }
+                "previous" => {
+                    self.next();
+                    m.previous = true;
+                }
+                "legal" => {
+                    self.next();
+                    m.legal = true;
+                }
+                "pseudolegal" => {
+                    self.next();
+                    m.pseudolegal = true;
+                }
+                "count" => {
+                    self.next();
+                    m.count = true;
+                    count_span = Some(t.span.clone());
+                }
+                "castle" | "o-o" | "o-o-o" => {
+                    self.next();
+                    m.castle = Some(match w.as_str() {
+                        "o-o" => Castle::King,
+                        "o-o-o" => Castle::Queen,
+                        _ => Castle::Any,
+                    });
+                }
+                "enpassant" => {
+                    self.next();
+                    m.enpassant = true;
+                }
+                "null" => {
+                    self.next();
+                    m.null = true;
+                }
+                "primary" => {
+                    self.next();
+                    m.primary = true;
+                }
+                "secondary" => {
+                    self.next();
+                    m.secondary = true;
+                }
+                _ => break,
+            }
+        }
+        if m.count && !m.legal && !m.pseudolegal {
+            return Err(ParseError::new(
+                "'count' in 'move' can only be used together with 'legal' or 'pseudolegal'",
+                count_span.unwrap_or(start..start + 4),
+            ));
+        }
+        Ok(Expr::Move(Box::new(m)))
+    }
+
+    fn find(&mut self) -> PResult<Expr> {
+        let mut quiet = false;
+        let mut backward = false;
+        let mut count = None;
+        loop {
+            if self.eat_word("quiet") {
+                quiet = true;
+            } else if self.eat_sym("<--") {
+                backward = true;
+            } else if self.eat_word("all") {
+                count = Some((0, i64::MAX));
+            } else if let Tok::Number(lo) = self.peek().tok {
+                self.next();
+                let hi = if let Tok::Number(hi) = self.peek().tok {
+                    self.next();
+                    hi
+                } else {
+                    i64::MAX
+                };
+                count = Some((lo, hi));
+            } else {
+                break;
+            }
+        }
+        let body = self.not()?;
+        Ok(Expr::Find(Box::new(Find {
+            backward,
+            quiet,
+            count,
+            body,
+        })))
+    }
+
+    fn new_name(&mut self, after: &str) -> PResult<String> {
+        let t = self.peek().clone();
+        match &t.tok {
+            Tok::Word(n) if !is_reserved(n) => {
+                self.next();
+                Ok(n.clone())
+            }
+            Tok::Designator(_) => Err(ParseError::new(
+                format!(
+                    "'{}' is a piece designator and cannot name a variable",
+                    self.text_of(&t)
+                ),
+                t.span,
+            )),
+            _ => Err(self.unexpected(&format!("expected a name after '{after}'"))),
+        }
+    }
+
+    fn iteration(&mut self, piece: bool) -> PResult<Expr> {
+        let all = self.eat_word("all") || self.eat_sym("[forall]");
+        let name = self.new_name(if piece { "piece" } else { "square" })?;
+        if !(self.eat_word("in") || self.eat_sym("[element]")) {
+            return Err(self.unexpected("expected 'in'"));
+        }
+        let set = self.unary()?;
+        let kind = if piece {
+            VarKind::Piece
+        } else {
+            VarKind::Plain
+        };
+        let slot = self.declare(&name, kind, Ty::Set);
+        let body = self.filter()?;
+        Ok(if piece {
+            Expr::PieceIter(slot, all, Box::new(set), Box::new(body))
+        } else {
+            Expr::SquareIter(slot, all, Box::new(set), Box::new(body))
+        })
+    }
+
+    fn function(&mut self) -> PResult<()> {
+        let name = self.new_name("function")?;
+        let open = self.peek().span.clone();
+        self.expect_sym("(")?;
+        let mut params = Vec::new();
+        while !self.at_sym(")") {
+            if matches!(self.peek().tok, Tok::Eof) {
+                return Err(ParseError::new("this '(' is never closed", open));
+            }
+            let p = self.new_name("(")?;
+            params.push(self.declare(&p, VarKind::Plain, Ty::Unknown));
+        }
+        self.next();
+        // Registered before the body so that it may call itself.
+        self.functions.push(Function {
+            name,
+            params,
+            body: Node {
+                expr: Expr::True,
+                span: open.clone(),
+            },
+        });
+        let idx = self.functions.len() - 1;
+        self.function_depth += 1;
+        let body = self.primary_block();
+        self.function_depth -= 1;
+        self.functions[idx].body = body?;
+        Ok(())
+    }
+
+    fn primary_block(&mut self) -> PResult<Node> {
+        if !self.at_sym("{") {
+            return Err(self.unexpected("expected '{' to start the function body"));
+        }
+        self.unary()
+    }
+
+    fn echo_names(&mut self) -> PResult<()> {
+        self.eat_word("quiet");
+        self.expect_sym("(")?;
+        for _ in 0..2 {
+            self.new_name("echo (")?;
+        }
+        Ok(())
+    }
+
+    /// CQL 6.2 does not accept `|` between path constituents.
+    fn path_check(&mut self) -> PResult<()> {
+        let mut depth = 0usize;
+        loop {
+            match &self.peek().tok {
+                Tok::Eof => return Ok(()),
+                Tok::Sym("(") | Tok::Sym("{") => depth += 1,
+                Tok::Sym(")") | Tok::Sym("}") => {
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                    depth -= 1;
+                }
+                Tok::Sym("|") if depth > 0 => {
+                    return Err(ParseError::new(
+                        "'|' alternation between path constituents is not accepted by CQL 6.2",
+                        self.peek().span.clone(),
+                    ));
+                }
+                _ => {}
+            }
+            self.next();
+        }
+    }
+}
+
+/// A FEN board as 64 cells (a1 first): piece index 0..12, 12 = empty; `None` if malformed.
+fn fen_pattern(fen: &str) -> Option<Vec<u8>> {
+    let board = fen.split_whitespace().next()?;
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != 8 {
+        return None;
+    }
+    let mut cells = vec![12u8; 64];
+    for (ri, rank) in ranks.iter().enumerate() {
+        let r = 7 - ri;
+        let mut f = 0usize;
+        for c in rank.chars() {
+            if let Some(d) = c.to_digit(10) {
+                f += d as usize;
+            } else {
+                let v = if c == '.' {
+                    13
+                } else {
+                    "PNBRQKpnbrqk".find(c)? as u8
+                };
+                if f >= 8 {
+                    return None;
+                }
+                cells[r * 8 + f] = v;
+                f += 1;
+            }
+        }
+        if f != 8 {
+            return None;
+        }
+    }
+    Some(cells)
+}

@@ -1,0 +1,192 @@
+//! The cqldb planner: turns CQL 6.2 text into a checked syntax tree ([`ast::Query`]).
+//!
+//! Owns the language: tokens ([`token`]), the reserved words ([`keywords`]), the parser
+//! (operator skeleton in `parser.rs`, the keyword table in `filters.rs`), static types and the
+//! checks on them ([`types`]), transforms such as `flipcolor` ([`transform`]) and diagnostics
+//! with spans ([`error`]). It knows nothing about games, positions or storage: the executor
+//! evaluates what this crate produces.
+//!
+//! ```
+//! let q = cqldb_planner::parse("cql(variations) mate flipcolor (K attacks q)").unwrap();
+//! assert!(q.header.variations);
+//! assert_eq!(q.body.len(), 2);
+//! let err = cqldb_planner::parse("cql() r > R").unwrap_err();
+//! assert_eq!(err.line_col("cql() r > R"), (1, 9));
+//! ```
+
+pub mod ast;
+pub mod error;
+mod filters;
+pub mod keywords;
+mod parser;
+pub mod token;
+pub mod transform;
+pub mod types;
+
+pub use ast::Query;
+pub use error::ParseError;
+
+use ast::{Direction, Header};
+use token::Tok;
+
+/// Parses a whole CQL file: `cql( header )` followed by one or more filters.
+pub fn parse(src: &str) -> Result<Query, ParseError> {
+    let toks = token::lex(src)?;
+    let mut p = parser::Parser::new(toks);
+    let header = if p.at_word("cql") {
+        p.next();
+        parse_header(&mut p)?
+    } else {
+        return Err(p.unexpected("a CQL query starts with 'cql('"));
+    };
+    let mut body = Vec::new();
+    while !matches!(p.peek().tok, Tok::Eof) {
+        if p.at_sym(")") || p.at_sym("}") {
+            return Err(p.unexpected("unbalanced delimiter"));
+        }
+        body.push(p.filter()?);
+    }
+    if body.is_empty() {
+        return Err(p.unexpected("expected one or more filters after the cql() header"));
+    }
+    Ok(Query {
+        header,
+        body,
+        vars: p.vars,
+        functions: p.functions,
+    })
+}
+
+/// Parses filters given on the command line (`-cql '...'`) and appends them to a query.
+pub fn parse_with_extra(src: &str, extra: &str) -> Result<Query, ParseError> {
+    if extra.trim().is_empty() {
+        return parse(src);
+    }
+    // The extra filters are parsed as part of the same text so that spans stay meaningful.
+    let combined = format!("{src}\n{extra}");
+    parse(&combined)
+}
+
+fn parse_header(p: &mut parser::Parser) -> Result<Header, ParseError> {
+    let open = p.peek().span.clone();
+    p.expect_sym("(")?;
+    let mut h = Header::default();
+    loop {
+        let t = p.peek().clone();
+        let range = |p: &mut parser::Parser| -> Result<(i64, i64), ParseError> {
+            let Tok::Number(lo) = p.peek().tok else {
+                return Err(p.unexpected("expected a number"));
+            };
+            p.next();
+            let hi = if let Tok::Number(hi) = p.peek().tok {
+                p.next();
+                hi
+            } else {
+                lo
+            };
+            Ok((lo, hi))
+        };
+        match &t.tok {
+            Tok::Sym(")") => {
+                p.next();
+                return Ok(h);
+            }
+            Tok::Eof => return Err(error::ParseError::new("this '(' is never closed", open)),
+            Tok::Word(w) => {
+                p.next();
+                match w.as_str() {
+                    "variations" => h.variations = true,
+                    "silent" => h.silent = true,
+                    "quiet" => h.quiet = true,
+                    "matchcount" => h.matchcount = Some(range(p)?),
+                    "gamenumber" => h.gamenumber = Some(range(p)?),
+                    "sort" => {
+                        if !p.eat_word("matchcount") {
+                            return Err(p.unexpected("expected 'matchcount' after 'sort'"));
+                        }
+                        h.sort_matchcount = true;
+                        if matches!(p.peek().tok, Tok::Number(_)) {
+                            h.matchcount = Some(range(p)?);
+                        }
+                    }
+                    "matchstring" => {
+                        let Tok::Str(s) = p.peek().tok.clone() else {
+                            return Err(p.unexpected("expected a string after 'matchstring'"));
+                        };
+                        p.next();
+                        h.matchstring = Some(s);
+                    }
+                    "result" => {
+                        let Tok::Result(r) = p.peek().tok.clone() else {
+                            return Err(p.unexpected("expected a result after 'result'"));
+                        };
+                        p.next();
+                        h.result = Some(r);
+                    }
+                    "input" | "output" => {
+                        let name = match p.peek().tok.clone() {
+                            Tok::Str(s) => {
+                                p.next();
+                                s
+                            }
+                            Tok::Word(s) => {
+                                // Unquoted file names: take the raw words up to the next space.
+                                p.next();
+                                let mut s = s;
+                                while p.peek().attached && !p.at_sym(")") {
+                                    let t = p.next();
+                                    s.push_str(&tok_text(&t.tok));
+                                }
+                                s
+                            }
+                            _ => return Err(p.unexpected("expected a file name")),
+                        };
+                        if w == "input" {
+                            h.input = Some(name);
+                        } else {
+                            h.output = Some(name);
+                        }
+                    }
+                    other => {
+                        return Err(error::ParseError::new(
+                            format!("'{other}' is not a valid cql() header parameter in CQL 6.2"),
+                            t.span,
+                        ));
+                    }
+                }
+            }
+            _ => return Err(p.unexpected("expected a cql() header parameter or ')'")),
+        }
+    }
+}
+
+fn tok_text(t: &Tok) -> String {
+    match t {
+        Tok::Word(w) => w.clone(),
+        Tok::Sym(s) => (*s).to_owned(),
+        Tok::Number(n) => n.to_string(),
+        Tok::Designator(d) => types::designator_text(d),
+        _ => String::new(),
+    }
+}
+
+/// The direction named by a direction filter keyword.
+pub(crate) fn ast_direction(w: &str) -> Option<Direction> {
+    use Direction::*;
+    Some(match w {
+        "up" => Up,
+        "down" => Down,
+        "left" => Left,
+        "right" => Right,
+        "northeast" => NorthEast,
+        "northwest" => NorthWest,
+        "southeast" => SouthEast,
+        "southwest" => SouthWest,
+        "vertical" => Vertical,
+        "horizontal" => Horizontal,
+        "diagonal" => Diagonal,
+        "orthogonal" => Orthogonal,
+        "anydirection" => AnyDirection,
+        _ => return None,
+    })
+}

@@ -1,0 +1,768 @@
+//! Recursive-descent parser from tokens to the syntax tree, with name resolution.
+//!
+//! Operator precedence, loosest first: assignment; `or`; `and`; `not`; comparisons (chained),
+//! `in`, `~~`; `|`; `&`; `+ -`; `* / %`; `attacks attackedby -> <-`; `:`; prefix filters
+//! (`#`, `~`, `power X`, `up 1 X`, ...); postfix `[...]` and an attached dash; primaries.
+//! Keyword filters live in `filters.rs`; this file holds the operator skeleton.
+
+use crate::ast::*;
+use crate::error::ParseError;
+use crate::keywords::is_reserved;
+use crate::token::{Tok, Token};
+use crate::types::{Ty, ty_of};
+
+type PResult<T> = Result<T, ParseError>;
+
+const MAX_NESTING: usize = 200;
+
+/// Parser state: the tokens and the names defined so far.
+pub struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+    pub(crate) vars: Vec<(String, VarKind)>,
+    pub(crate) var_types: Vec<Ty>,
+    pub(crate) functions: Vec<Function>,
+    pub(crate) function_depth: usize,
+    nesting: usize,
+    /// Inside `x[a:b]`, where `:` is the slice separator rather than the colon filter.
+    no_colon: bool,
+}
+
+impl Parser {
+    pub(crate) fn new(toks: Vec<Token>) -> Self {
+        Self {
+            toks,
+            i: 0,
+            vars: Vec::new(),
+            var_types: Vec::new(),
+            functions: Vec::new(),
+            function_depth: 0,
+            nesting: 0,
+            no_colon: false,
+        }
+    }
+
+    pub(crate) fn peek(&self) -> &Token {
+        &self.toks[self.i.min(self.toks.len() - 1)]
+    }
+
+    pub(crate) fn peek_at(&self, k: usize) -> &Token {
+        &self.toks[(self.i + k).min(self.toks.len() - 1)]
+    }
+
+    pub(crate) fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.i < self.toks.len() - 1 {
+            self.i += 1;
+        }
+        t
+    }
+
+    pub(crate) fn at_sym(&self, s: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Sym(x) if *x == s)
+    }
+
+    pub(crate) fn at_word(&self, w: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Word(x) if x == w)
+    }
+
+    pub(crate) fn eat_sym(&mut self, s: &str) -> bool {
+        if self.at_sym(s) {
+            self.next();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn eat_word(&mut self, w: &str) -> bool {
+        if self.at_word(w) {
+            self.next();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn expect_sym(&mut self, s: &str) -> PResult<Token> {
+        if self.at_sym(s) {
+            Ok(self.next())
+        } else {
+            Err(self.unexpected(&format!("expected '{s}'")))
+        }
+    }
+
+    pub(crate) fn unexpected(&self, what: &str) -> ParseError {
+        let t = self.peek();
+        let found = match &t.tok {
+            Tok::Eof => "end of input".to_owned(),
+            Tok::Word(w) => format!("'{w}'"),
+            Tok::Sym(s) => format!("'{s}'"),
+            Tok::Number(n) => format!("'{n}'"),
+            Tok::Str(s) => format!("\"{s}\""),
+            _ => "this".to_owned(),
+        };
+        ParseError::new(format!("{what}, found {found}"), t.span.clone())
+    }
+
+    pub(crate) fn span_from(&self, start: usize) -> Span {
+        let end = self.toks[self.i.saturating_sub(1)].span.end.max(start);
+        start..end
+    }
+
+    pub(crate) fn var_slot(&self, name: &str) -> Option<usize> {
+        self.vars.iter().rposition(|(n, _)| n == name)
+    }
+
+    pub(crate) fn declare(&mut self, name: &str, kind: VarKind, ty: Ty) -> usize {
+        if let Some(s) = self.var_slot(name)
+            && self.vars[s].1 == kind
+        {
+            if self.var_types[s] != ty {
+                self.var_types[s] = Ty::Unknown;
+            }
+            return s;
+        }
+        self.vars.push((name.to_owned(), kind));
+        self.var_types.push(ty);
+        self.vars.len() - 1
+    }
+
+    /// Whether the token can begin a filter.
+    pub(crate) fn starts_filter(&self) -> bool {
+        match &self.peek().tok {
+            Tok::Eof => false,
+            Tok::Sym(s) => matches!(*s, "(" | "{" | "#" | "~" | "-" | "[forall]"),
+            Tok::Word(w) => !matches!(
+                w.as_str(),
+                "then" | "else" | "and" | "or" | "in" | "attacks" | "attackedby" | "through" | "to"
+            ),
+            _ => true,
+        }
+    }
+
+    // ----- operator levels -------------------------------------------------------------------
+
+    /// A whole filter, assignments included.
+    pub(crate) fn filter(&mut self) -> PResult<Node> {
+        // The parser is recursive; a limit keeps a pathological query from exhausting the stack.
+        if self.nesting >= MAX_NESTING {
+            return Err(ParseError::new(
+                "filters are nested too deeply",
+                self.peek().span.clone(),
+            ));
+        }
+        self.nesting += 1;
+        let r = self.filter_inner();
+        self.nesting -= 1;
+        r
+    }
+
+    fn filter_inner(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        // `p = ...` with a piece letter as the name.
+        if let (Tok::Designator(_), Tok::Sym(op)) = (&self.peek().tok, &self.peek_at(1).tok)
+            && is_assign_op(op)
+        {
+            let t = self.peek().clone();
+            return Err(ParseError::new(
+                format!(
+                    "'{}' is a piece designator, not a variable name",
+                    self.text_of(&t)
+                ),
+                t.span,
+            ));
+        }
+        if let Tok::Word(name) = &self.peek().tok {
+            let name = name.clone();
+            if !is_reserved(&name) {
+                if let Tok::Sym(op) = &self.peek_at(1).tok
+                    && is_assign_op(op)
+                {
+                    return self.assignment(name, start);
+                }
+                if self.at_dict(&name)
+                    && self.peek_at(1).tok == Tok::Sym("[")
+                    && let Some(node) = self.dict_assignment(&name, start)?
+                {
+                    return Ok(node);
+                }
+            }
+        }
+        self.or()
+    }
+
+    pub(crate) fn text_of(&self, _t: &Token) -> String {
+        match &_t.tok {
+            Tok::Word(w) => w.clone(),
+            Tok::Designator(d) => crate::types::designator_text(d),
+            _ => String::new(),
+        }
+    }
+
+    fn at_dict(&self, name: &str) -> bool {
+        self.var_slot(name)
+            .is_some_and(|s| self.vars[s].1 == VarKind::Dictionary)
+    }
+
+    fn assignment(&mut self, name: String, start: usize) -> PResult<Node> {
+        let name_tok = self.next();
+        let Tok::Sym(op) = self.next().tok else {
+            unreachable!("checked by the caller")
+        };
+        if self.at_dict(&name) {
+            return Err(ParseError::new(
+                format!("'{name}' is a dictionary; assign to an entry: {name}[key] = value"),
+                name_tok.span,
+            ));
+        }
+        let value = self.filter()?;
+        let vty = ty_of(&value, self);
+        let op = assign_op(op);
+        if let AssignOp::Arith(_) = op {
+            let Some(slot) = self.var_slot(&name) else {
+                return Err(ParseError::new(
+                    format!("'{name}' is used before it is assigned"),
+                    name_tok.span,
+                ));
+            };
+            if vty != Ty::Number && vty != Ty::Unknown {
+                return Err(ParseError::new(
+                    "compound assignment needs a number on the right",
+                    value.span.clone(),
+                ));
+            }
+            return Ok(Node {
+                expr: Expr::Assign(slot, op, Box::new(value)),
+                span: self.span_from(start),
+            });
+        }
+        if vty == Ty::Logical {
+            return Err(ParseError::new(
+                "this filter has no value to assign",
+                value.span.clone(),
+            ));
+        }
+        let slot = self.declare(&name, VarKind::Plain, vty);
+        Ok(Node {
+            expr: Expr::Assign(slot, op, Box::new(value)),
+            span: self.span_from(start),
+        })
+    }
+
+    /// `D[k] = v`; returns `None` (and consumes nothing) when it is a read `D[k]`.
+    fn dict_assignment(&mut self, name: &str, start: usize) -> PResult<Option<Node>> {
+        let save = self.i;
+        self.next();
+        self.next();
+        let key = self.filter()?;
+        self.expect_sym("]")?;
+        let slot = self.var_slot(name).unwrap_or_default();
+        if self.at_sym("=") {
+            self.next();
+            let value = self.filter()?;
+            return Ok(Some(Node {
+                expr: Expr::DictSet(slot, Box::new(key), Box::new(value)),
+                span: self.span_from(start),
+            }));
+        }
+        if let Tok::Sym(op) = &self.peek().tok
+            && is_assign_op(op)
+        {
+            return Err(ParseError::new(
+                format!("compound assignment '{op}' is not supported on a dictionary entry"),
+                self.peek().span.clone(),
+            ));
+        }
+        self.i = save;
+        Ok(None)
+    }
+
+    fn or(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.and()?;
+        while self.eat_word("or") {
+            let rhs = self.and()?;
+            lhs = Node {
+                expr: Expr::Or(Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn and(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.not()?;
+        while self.eat_word("and") {
+            let rhs = self.not()?;
+            lhs = Node {
+                expr: Expr::And(Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    pub(crate) fn not(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        if self.eat_word("not") {
+            let inner = self.not()?;
+            return Ok(Node {
+                expr: Expr::Not(Box::new(inner)),
+                span: self.span_from(start),
+            });
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let first = self.union()?;
+        if self.eat_word("in") {
+            let rhs = self.union()?;
+            return Ok(Node {
+                expr: Expr::In(Box::new(first), Box::new(rhs)),
+                span: self.span_from(start),
+            });
+        }
+        if self.eat_sym("~~") {
+            let rhs = self.union()?;
+            if !matches!(ty_of(&rhs, self), Ty::String | Ty::Unknown) {
+                return Err(ParseError::new(
+                    "'~~' needs a regular expression string",
+                    rhs.span,
+                ));
+            }
+            return Ok(Node {
+                expr: Expr::Regex(Box::new(first), Box::new(rhs)),
+                span: self.span_from(start),
+            });
+        }
+        let mut rest = Vec::new();
+        let mut left_ty = ty_of(&first, self);
+        while let Some(op) = self.cmp_op() {
+            let op_tok = self.next();
+            let rhs = self.union()?;
+            let rty = ty_of(&rhs, self);
+            crate::types::check_compare(op, left_ty, rty, op_tok.span.clone())?;
+            left_ty = rty;
+            rest.push((op, rhs));
+        }
+        if rest.is_empty() {
+            return Ok(first);
+        }
+        Ok(Node {
+            expr: Expr::Compare(Box::new(first), rest),
+            span: self.span_from(start),
+        })
+    }
+
+    fn cmp_op(&self) -> Option<CmpOp> {
+        let Tok::Sym(s) = &self.peek().tok else {
+            return None;
+        };
+        Some(match *s {
+            "<" | "[<]" => CmpOp::Lt,
+            "<=" | "[<=]" => CmpOp::Le,
+            ">" | "[>]" => CmpOp::Gt,
+            ">=" | "[>=]" => CmpOp::Ge,
+            "==" => CmpOp::Eq,
+            "!=" => CmpOp::Ne,
+            _ => return None,
+        })
+    }
+
+    fn union(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.inter()?;
+        while self.at_sym("|") {
+            let t = self.next();
+            let rhs = self.inter()?;
+            crate::types::check_set_op("|", &lhs, &rhs, self, t.span)?;
+            lhs = Node {
+                expr: Expr::Binary(BinOp::Union, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn inter(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.additive()?;
+        while self.at_sym("&") {
+            let t = self.next();
+            let rhs = self.additive()?;
+            crate::types::check_set_op("&", &lhs, &rhs, self, t.span)?;
+            lhs = Node {
+                expr: Expr::Binary(BinOp::Inter, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn additive(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.multiplicative()?;
+        loop {
+            let op = if self.at_sym("+") {
+                BinOp::Add
+            } else if self.at_sym("-") {
+                BinOp::Sub
+            } else {
+                break;
+            };
+            let t = self.next();
+            let rhs = self.multiplicative()?;
+            crate::types::check_arith(op, &lhs, &rhs, self, t.span)?;
+            lhs = Node {
+                expr: Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn multiplicative(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.arrow()?;
+        loop {
+            let op = match &self.peek().tok {
+                Tok::Sym("*") => BinOp::Mul,
+                Tok::Sym("/") => BinOp::Div,
+                Tok::Sym("%") => BinOp::Mod,
+                _ => break,
+            };
+            let t = self.next();
+            let rhs = self.arrow()?;
+            crate::types::check_arith(op, &lhs, &rhs, self, t.span)?;
+            lhs = Node {
+                expr: Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn arrow(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut lhs = self.colon()?;
+        loop {
+            let attacks = if self.at_sym("->") || self.at_word("attacks") {
+                true
+            } else if self.at_sym("<-") || self.at_word("attackedby") {
+                false
+            } else {
+                break;
+            };
+            self.next();
+            let rhs = self.colon()?;
+            let expr = if attacks {
+                Expr::Attacks(Box::new(lhs), Box::new(rhs))
+            } else {
+                Expr::AttackedBy(Box::new(lhs), Box::new(rhs))
+            };
+            lhs = Node {
+                expr,
+                span: self.span_from(start),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn colon(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let lhs = self.unary()?;
+        if !self.no_colon && self.eat_sym(":") {
+            let rhs = self.colon()?;
+            return Ok(Node {
+                expr: Expr::Colon(Box::new(lhs), Box::new(rhs)),
+                span: self.span_from(start),
+            });
+        }
+        Ok(lhs)
+    }
+
+    /// Prefix operators and keyword filters that take one argument.
+    pub(crate) fn unary(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let wrap = |p: &Self, e: Expr| Node {
+            expr: e,
+            span: p.span_from(start),
+        };
+        if self.eat_sym("#") {
+            let arg = self.unary()?;
+            return Ok(wrap(self, Expr::Count(Box::new(arg))));
+        }
+        if self.eat_sym("~") {
+            let arg = self.unary()?;
+            return Ok(wrap(self, Expr::Complement(Box::new(arg))));
+        }
+        if self.eat_sym("-") {
+            let arg = self.unary()?;
+            return Ok(wrap(self, Expr::Neg(Box::new(arg))));
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> PResult<Node> {
+        let start = self.peek().span.start;
+        let mut node = self.primary()?;
+        loop {
+            match &self.peek().tok {
+                Tok::Dash { .. } if self.peek().attached && is_square_like(&node) => {
+                    node = self.dash(Some(node), start)?;
+                }
+                Tok::Sym("[") if self.peek().attached => {
+                    node = self.index(node, start)?;
+                }
+                _ => return Ok(node),
+            }
+        }
+    }
+
+    fn index(&mut self, base: Node, start: usize) -> PResult<Node> {
+        self.expect_sym("[")?;
+        if let Expr::Var(slot) = base.expr
+            && self.vars[slot].1 == VarKind::Dictionary
+        {
+            let key = self.filter()?;
+            self.expect_sym("]")?;
+            return Ok(Node {
+                expr: Expr::DictGet(slot, Box::new(key)),
+                span: self.span_from(start),
+            });
+        }
+        let saved = std::mem::replace(&mut self.no_colon, true);
+        let from = if self.at_sym(":") {
+            None
+        } else {
+            match self.filter() {
+                Ok(f) => Some(Box::new(f)),
+                Err(e) => {
+                    self.no_colon = saved;
+                    return Err(e);
+                }
+            }
+        };
+        self.no_colon = saved;
+        let range = self.eat_sym(":");
+        let to = if range && !self.at_sym("]") {
+            Some(Box::new(self.filter()?))
+        } else {
+            None
+        };
+        self.expect_sym("]")?;
+        Ok(Node {
+            expr: Expr::Slice(Box::new(base), from, to, range),
+            span: self.span_from(start),
+        })
+    }
+
+    fn primary(&mut self) -> PResult<Node> {
+        let t = self.peek().clone();
+        let start = t.span.start;
+        let node = |e: Expr| Node {
+            expr: e,
+            span: t.span.clone(),
+        };
+        match &t.tok {
+            Tok::Number(n) => {
+                self.next();
+                Ok(node(Expr::Number(*n)))
+            }
+            Tok::Str(s) => {
+                self.next();
+                Ok(node(Expr::Str(s.clone())))
+            }
+            Tok::Designator(d) => {
+                self.next();
+                Ok(node(Expr::Pieces(*d)))
+            }
+            Tok::Group(g) => {
+                self.next();
+                Ok(node(Expr::Group(*g)))
+            }
+            Tok::Dash { .. } => self.dash(None, start),
+            Tok::Sym("(") => {
+                self.next();
+                let inner = self.filter()?;
+                if !self.at_sym(")") {
+                    return Err(self.unexpected("expected ')'"));
+                }
+                self.next();
+                Ok(Node {
+                    expr: inner.expr,
+                    span: self.span_from(start),
+                })
+            }
+            Tok::Sym("{") => {
+                self.next();
+                let mut items = Vec::new();
+                while !self.at_sym("}") {
+                    if matches!(self.peek().tok, Tok::Eof) {
+                        return Err(ParseError::new("this '{' is never closed", t.span.clone()));
+                    }
+                    items.push(self.filter()?);
+                }
+                self.next();
+                Ok(Node {
+                    expr: Expr::Compound(items),
+                    span: self.span_from(start),
+                })
+            }
+            Tok::Word(w) => {
+                let w = w.clone();
+                self.next();
+                self.word(&w, start)
+            }
+            Tok::Result(_) | Tok::Sym(_) | Tok::Eof => Err(self.unexpected("expected a filter")),
+        }
+    }
+
+    /// A dash filter; `from` is the set written immediately before it, if any.
+    pub(crate) fn dash(&mut self, from: Option<Node>, start: usize) -> PResult<Node> {
+        let t = self.next();
+        let Tok::Dash { capture } = t.tok else {
+            return Err(ParseError::new("expected '--'", t.span));
+        };
+        let mut d = Dash {
+            from,
+            to: None,
+            capture,
+            promotion: None,
+            target: None,
+            source: MoveSource::Pgn,
+        };
+        let attached = |p: &Self| p.peek().attached;
+        match &self.peek().tok {
+            Tok::Designator(_) if attached(self) => {
+                let n = self.primary()?;
+                d.to = Some(n);
+            }
+            Tok::Word(w) if attached(self) && !is_reserved(w) && self.var_slot(w).is_some() => {
+                let n = self.primary()?;
+                d.to = Some(n);
+            }
+            _ => {}
+        }
+        if self.at_sym("=") && attached(self) {
+            let eq = self.next();
+            let mask = match &self.peek().tok {
+                Tok::Designator(p) => {
+                    let p = *p;
+                    self.next();
+                    let mut m = 0u8;
+                    for i in 0..12 {
+                        if p.has_piece(i) {
+                            m |= 1 << (i % 6);
+                        }
+                    }
+                    m
+                }
+                Tok::Str(s) => {
+                    let s = s.clone();
+                    self.next();
+                    let mut m = 0u8;
+                    for c in s.chars() {
+                        let i = "PNBRQK".find(c.to_ascii_uppercase()).ok_or_else(|| {
+                            ParseError::new("unknown promotion piece", eq.span.clone())
+                        })?;
+                        m |= 1 << i;
+                    }
+                    m
+                }
+                _ => {
+                    return Err(ParseError::new(
+                        "expected a piece designator or a string as the promotion type after '='",
+                        eq.span,
+                    ));
+                }
+            };
+            d.promotion = Some(mask);
+            if self.at_word("or") || self.at_word("and") {
+                return Err(ParseError::new(
+                    "the promotion type after '=' takes the following 'or'/'and' with it in CQL 6.2; put the dash in parentheses",
+                    self.peek().span.clone(),
+                ));
+            }
+        }
+        if self.at_sym("(") && attached(self) {
+            let open = self.next();
+            let mut items = Vec::new();
+            while !self.at_sym(")") {
+                if matches!(self.peek().tok, Tok::Eof) {
+                    return Err(ParseError::new("this '(' is never closed", open.span));
+                }
+                items.push(self.filter()?);
+            }
+            self.next();
+            let span = open.span.start..self.span_from(open.span.start).end;
+            d.target = Some(if items.len() == 1 {
+                items.pop().unwrap_or_else(|| unreachable!())
+            } else {
+                Node {
+                    expr: Expr::Compound(items),
+                    span,
+                }
+            });
+        }
+        Ok(Node {
+            expr: Expr::Dash(Box::new(d)),
+            span: self.span_from(start),
+        })
+    }
+
+    /// Arguments in parentheses, separated by whitespace: `(x y z)`.
+    pub(crate) fn paren_args(&mut self) -> PResult<Vec<Node>> {
+        if !self.at_sym("(") {
+            return Err(self.unexpected("expected '('"));
+        }
+        let open = self.next();
+        let mut args = Vec::new();
+        while !self.at_sym(")") {
+            if matches!(self.peek().tok, Tok::Eof) {
+                return Err(ParseError::new("this '(' is never closed", open.span));
+            }
+            args.push(self.filter()?);
+            self.eat_sym(",");
+        }
+        self.next();
+        Ok(args)
+    }
+
+    pub(crate) fn paren_args_n(&mut self, n: usize, what: &str) -> PResult<Vec<Node>> {
+        let start = self.peek().span.start;
+        let args = self.paren_args()?;
+        if args.len() != n {
+            return Err(ParseError::new(
+                format!("'{what}' takes {n} arguments, got {}", args.len()),
+                self.span_from(start),
+            ));
+        }
+        Ok(args)
+    }
+}
+
+fn is_assign_op(op: &str) -> bool {
+    matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=")
+}
+
+fn assign_op(op: &str) -> AssignOp {
+    match op {
+        "+=" => AssignOp::Arith(BinOp::Add),
+        "-=" => AssignOp::Arith(BinOp::Sub),
+        "*=" => AssignOp::Arith(BinOp::Mul),
+        "/=" => AssignOp::Arith(BinOp::Div),
+        "%=" => AssignOp::Arith(BinOp::Mod),
+        "&=" => AssignOp::Arith(BinOp::Inter),
+        "|=" => AssignOp::Arith(BinOp::Union),
+        _ => AssignOp::Set,
+    }
+}
+
+fn is_square_like(n: &Node) -> bool {
+    matches!(n.expr, Expr::Pieces(_) | Expr::Var(_))
+}

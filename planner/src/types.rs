@@ -1,0 +1,200 @@
+//! Static types of CQL filters (set, number, position, string, none) and the checks that use
+//! them.
+
+use crate::ast::*;
+use crate::error::ParseError;
+use crate::parser::Parser;
+
+/// The type of a filter's value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// A set of squares.
+    Set,
+    /// An integer.
+    Number,
+    /// A position.
+    Position,
+    /// A string.
+    String,
+    /// Matches or not, no value.
+    Logical,
+    /// Not known until run time (variables, function results).
+    Unknown,
+}
+
+impl Ty {
+    fn name(self) -> &'static str {
+        match self {
+            Ty::Set => "a set of squares",
+            Ty::Number => "a number",
+            Ty::Position => "a position",
+            Ty::String => "a string",
+            Ty::Logical => "a filter without a value",
+            Ty::Unknown => "a value",
+        }
+    }
+}
+
+/// The static type of `n`.
+pub fn ty_of(n: &Node, p: &Parser) -> Ty {
+    use Expr::*;
+    match &n.expr {
+        Number(_) | Count(_) | Power(_) | RankFile(..) | Ply | MoveNumber | Depth | PositionId
+        | GameNumber | SideToMove | ColorConst(_) | Distance(..) | Elo(_) | Year | Abs(_)
+        | Sqrt(_) | MinMax(..) | Int(_) | CountMoves(_) => Ty::Number,
+        Neg(_) => Ty::Number,
+        Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
+        Tag(_, None) => Ty::String,
+        Tag(_, Some(_)) | Result(_) => Ty::Logical,
+        Pieces(_) | Complement(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Shade(..)
+        | Between(..) | Ray(..) | Pin(..) | Pawns(_) | MakeSquare(..) | From | To => Ty::Set,
+        Dash(_) | Move(_) => Ty::Set,
+        CurrentPosition | Position(_) | Parent | Child(_) | Lca(..) => Ty::Position,
+        Find(f) => {
+            if f.count.is_some() {
+                Ty::Number
+            } else {
+                Ty::Position
+            }
+        }
+        Binary(op, a, b) => match op {
+            BinOp::Inter | BinOp::Union => Ty::Set,
+            BinOp::Add => {
+                let (ta, tb) = (ty_of(a, p), ty_of(b, p));
+                if ta == Ty::String || tb == Ty::String {
+                    Ty::String
+                } else {
+                    Ty::Number
+                }
+            }
+            _ => Ty::Number,
+        },
+        Var(slot) => match p.vars.get(*slot).map(|v| v.1) {
+            Some(VarKind::Piece) => Ty::Set,
+            _ => p.var_types.get(*slot).copied().unwrap_or(Ty::Unknown),
+        },
+        Compound(items) => items.last().map_or(Ty::Logical, |l| ty_of(l, p)),
+        Colon(_, f) => ty_of(f, p),
+        If(_, a, Some(b)) => {
+            let (ta, tb) = (ty_of(a, p), ty_of(b, p));
+            if ta == tb { ta } else { Ty::Unknown }
+        }
+        Assign(..) | DictSet(..) | DictGet(..) | Call(..) => Ty::Unknown,
+        _ => Ty::Logical,
+    }
+}
+
+/// `<`, `>` between two sets is an error; `==` between a set and a string too.
+pub fn check_compare(op: CmpOp, a: Ty, b: Ty, span: Span) -> Result<(), ParseError> {
+    let ordered = matches!(op, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge);
+    if ordered && a == Ty::Set && b == Ty::Set {
+        return Err(ParseError::new(
+            "'<' and '>' compare numbers, strings or positions, not two square sets (count them with #)",
+            span,
+        ));
+    }
+    let bad = |t: Ty| t == Ty::Logical;
+    if bad(a) || bad(b) {
+        return Err(ParseError::new(
+            format!("cannot compare {} with {}", a.name(), b.name()),
+            span,
+        ));
+    }
+    let kinds = [a, b];
+    if kinds.contains(&Ty::String)
+        && kinds
+            .iter()
+            .any(|t| matches!(t, Ty::Number | Ty::Set | Ty::Position))
+    {
+        return Err(ParseError::new(
+            format!("cannot compare {} with {}", a.name(), b.name()),
+            span,
+        ));
+    }
+    Ok(())
+}
+
+/// `+ - * / %` need numbers (`+` also joins two strings).
+pub fn check_arith(
+    op: BinOp,
+    a: &Node,
+    b: &Node,
+    p: &Parser,
+    span: Span,
+) -> Result<(), ParseError> {
+    let (ta, tb) = (ty_of(a, p), ty_of(b, p));
+    let num = |t: Ty| matches!(t, Ty::Number | Ty::Unknown);
+    if op == BinOp::Add && (ta == Ty::String || tb == Ty::String) {
+        if matches!(ta, Ty::String | Ty::Unknown) && matches!(tb, Ty::String | Ty::Unknown) {
+            return Ok(());
+        }
+        return Err(ParseError::new(
+            format!(
+                "'+' joins two strings or adds two numbers, not {} and {}",
+                ta.name(),
+                tb.name()
+            ),
+            span,
+        ));
+    }
+    if num(ta) && num(tb) {
+        return Ok(());
+    }
+    let hint = if ta == Ty::Set || tb == Ty::Set {
+        " (count a set with #)"
+    } else {
+        ""
+    };
+    Err(ParseError::new(
+        format!(
+            "arithmetic needs numbers, not {} and {}{hint}",
+            ta.name(),
+            tb.name()
+        ),
+        span,
+    ))
+}
+
+/// `&` and `|` need sets.
+pub fn check_set_op(
+    op: &str,
+    a: &Node,
+    b: &Node,
+    p: &Parser,
+    span: Span,
+) -> Result<(), ParseError> {
+    for t in [ty_of(a, p), ty_of(b, p)] {
+        if !matches!(t, Ty::Set | Ty::Unknown) {
+            return Err(ParseError::new(
+                format!("'{op}' needs sets of squares, not {}", t.name()),
+                span,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A designator written back as text (for messages).
+pub fn designator_text(d: &PieceSet) -> String {
+    let mut s = String::new();
+    if d.pieces == PieceSet::WHITE {
+        s.push('A');
+    } else if d.pieces == PieceSet::BLACK {
+        s.push('a');
+    } else if d.pieces != PieceSet::ALL_CONTENTS {
+        for (i, c) in "PNBRQKpnbrqk_".chars().enumerate() {
+            if d.pieces >> i & 1 == 1 {
+                s.push(c);
+            }
+        }
+    }
+    if d.squares != u64::MAX {
+        for sq in 0..64 {
+            if d.squares >> sq & 1 == 1 {
+                s.push((b'a' + (sq % 8) as u8) as char);
+                s.push((b'1' + (sq / 8) as u8) as char);
+            }
+        }
+    }
+    s
+}
