@@ -1,13 +1,20 @@
 //! Running a CQL query over PGN or an index and writing the matching games.
+//!
+//! Both sources use every core: PGN games are read by one thread and parsed (and, for queries
+//! without variables, evaluated) in parallel batches; an index is evaluated a segment per core.
+//! Output always keeps input order.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow};
-use cqldb_executor::Engine;
 use cqldb_executor::output::{OutputOptions, write_game};
+use cqldb_executor::{Engine, Game, GameMatch};
 use cqldb_indexer::Input;
+use cqldb_indexer::flatten::index_game;
+use cqldb_indexer::split::{RawGame, Splitter};
 use cqldb_storage::Database;
+use rayon::prelude::*;
 
 /// Where the games come from.
 pub enum Source {
@@ -46,10 +53,49 @@ pub struct CqlRun {
 pub struct CqlSummary {
     /// Games read.
     pub games: u64,
+    /// Positions visited (evaluated).
+    pub positions: u64,
     /// Numbers of the games written, in output order.
     pub matched: Vec<u64>,
     /// `message` output.
     pub messages: Vec<String>,
+    /// Games the query could not be fully evaluated on: (game number, why).
+    pub warnings: Vec<(u64, String)>,
+}
+
+/// Games per parallel batch when streaming PGN.
+const BATCH: usize = 512;
+
+struct Sink {
+    out: Option<Box<dyn Write>>,
+    opts: OutputOptions,
+    summary: CqlSummary,
+}
+
+impl Sink {
+    fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
+        self.summary.games += 1;
+        self.summary.positions += visited(game);
+        self.summary.messages.extend(m.messages.iter().cloned());
+        for w in &m.warnings {
+            self.summary.warnings.push((game.number, w.clone()));
+        }
+        if m.selected {
+            self.summary.matched.push(game.number);
+            if let Some(w) = self.out.as_mut() {
+                write_game(w.as_mut(), game, m, &self.opts)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn visited(game: &Game) -> u64 {
+    if game.variations {
+        game.len() as u64
+    } else {
+        game.positions.iter().filter(|p| p.depth == 0).count() as u64
+    }
 }
 
 /// Parses the query (errors come back rendered with a caret) and runs it.
@@ -80,9 +126,8 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
         silent: query.header.silent,
         quiet: query.header.quiet,
     };
-    let mut engine = Engine::new(query, r.variations && !r.mainline);
-    let variations = engine.variations;
-    let mut out: Option<Box<dyn Write>> = match &r.output {
+    let engine = Engine::new(query, r.variations && !r.mainline);
+    let out: Option<Box<dyn Write>> = match &r.output {
         None => None,
         Some(p) if p.as_os_str() == "-" => {
             Some(Box::new(std::io::BufWriter::new(std::io::stdout())))
@@ -91,27 +136,197 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
         ))),
     };
-    let mut summary = CqlSummary::default();
-    let mut visit = |game: cqldb_executor::Game| -> Result<()> {
-        let m = engine.run_game(&game);
-        summary.messages.extend(m.messages.iter().cloned());
-        if m.selected {
-            summary.matched.push(game.number);
-            if let Some(w) = out.as_mut() {
-                write_game(w.as_mut(), &game, &m, &opts)?;
-            }
-        }
-        Ok(())
+    let mut sink = Sink {
+        out,
+        opts,
+        summary: CqlSummary::default(),
     };
-    summary.games = match &r.source {
-        Source::Pgn(input) => crate::games::pgn_games(input, variations, &mut visit)?,
-        Source::Db(dir) => {
-            let db = Database::open(dir)?;
-            crate::games::db_games(&db, variations, true, &mut visit)?
-        }
-    };
-    if let Some(w) = out.as_mut() {
+    match &r.source {
+        Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
+        Source::Db(dir) => run_db(&Database::open(dir)?, engine, &mut sink)?,
+    }
+    if let Some(w) = sink.out.as_mut() {
         w.flush()?;
     }
-    Ok(summary)
+    Ok(sink.summary)
+}
+
+fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink) -> Result<()> {
+    let stateless = !engine.query().has_state();
+    let variations = engine.variations;
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let reader = input
+        .open(counter)
+        .with_context(|| format!("cannot open {}", input.name()))?;
+    let name = input.name();
+    let (tx, rx) = crossbeam_channel::bounded::<Vec<(u64, RawGame)>>(4);
+    let read = std::thread::Builder::new()
+        .name("cqldb-read".into())
+        .spawn(move || -> Result<()> {
+            let mut split = Splitter::new(reader);
+            let mut n = 0u64;
+            let mut batch = Vec::with_capacity(BATCH);
+            while let Some(raw) = split
+                .next_game()
+                .with_context(|| format!("reading {name}"))?
+            {
+                n += 1;
+                batch.push((n, raw));
+                if batch.len() == BATCH && tx.send(std::mem::take(&mut batch)).is_err() {
+                    return Ok(());
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            Ok(())
+        })?;
+    let mut result = Ok(());
+    for batch in &rx {
+        let done: Vec<(Game, Option<GameMatch>)> = batch
+            .into_par_iter()
+            .map_init(
+                || engine.fork(),
+                |e, (n, raw)| {
+                    let g = index_game(raw, 0);
+                    let game = Game::new(n, g.positions, g.tags, variations);
+                    let m = stateless.then(|| e.run_game(&game));
+                    (game, m)
+                },
+            )
+            .collect();
+        for (game, m) in done {
+            let m = m.unwrap_or_else(|| engine.run_game(&game));
+            if let Err(e) = sink.take(&game, &m) {
+                result = Err(e);
+                break;
+            }
+        }
+        if result.is_err() {
+            break;
+        }
+    }
+    drop(rx);
+    let read_result = read
+        .join()
+        .map_err(|_| anyhow!("the reader thread panicked"))?;
+    result.and(read_result)
+}
+
+/// Output of one segment evaluated on its own.
+#[derive(Default)]
+struct SegmentOut {
+    games: u64,
+    positions: u64,
+    matched: Vec<u64>,
+    messages: Vec<String>,
+    warnings: Vec<(u64, String)>,
+    pgn: Vec<u8>,
+}
+
+fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink) -> Result<()> {
+    let variations = engine.variations;
+    let with_text = engine.query().reads_tags || sink.out.is_some();
+    let writing = sink.out.is_some();
+    let mut segments = Vec::new();
+    let mut first = 1u64;
+    for (entry, seg) in db.segments() {
+        segments.push((first, seg));
+        first += entry.games;
+    }
+    if engine.query().has_state() {
+        for (first, seg) in segments {
+            let mut failure = None;
+            seg.for_each_game(with_text, |local, positions, text| {
+                if failure.is_some() {
+                    return Ok(());
+                }
+                let game = make_game(
+                    first + u64::from(local),
+                    positions,
+                    text,
+                    with_text,
+                    variations,
+                );
+                let m = engine.run_game(&game);
+                if let Err(e) = sink.take(&game, &m) {
+                    failure = Some(e);
+                }
+                Ok(())
+            })?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+        return Ok(());
+    }
+    // A few segments at a time, so that buffered output stays bounded.
+    let width = rayon::current_num_threads().max(1);
+    for chunk in segments.chunks(width) {
+        let outs: Vec<Result<SegmentOut>> = chunk
+            .par_iter()
+            .map(|(first, seg)| {
+                let mut e = engine.fork();
+                let mut out = SegmentOut::default();
+                let mut failure = None;
+                seg.for_each_game(with_text, |local, positions, text| {
+                    let game = make_game(
+                        first + u64::from(local),
+                        positions,
+                        text,
+                        with_text,
+                        variations,
+                    );
+                    let m = e.run_game(&game);
+                    out.games += 1;
+                    out.positions += visited(&game);
+                    out.messages.extend(m.messages.iter().cloned());
+                    for w in &m.warnings {
+                        out.warnings.push((game.number, w.clone()));
+                    }
+                    if m.selected {
+                        out.matched.push(game.number);
+                        if writing
+                            && failure.is_none()
+                            && let Err(err) = write_game(&mut out.pgn, &game, &m, &sink.opts)
+                        {
+                            failure = Some(err);
+                        }
+                    }
+                    Ok(())
+                })?;
+                if let Some(e) = failure {
+                    return Err(e.into());
+                }
+                Ok(out)
+            })
+            .collect();
+        for out in outs {
+            let out = out?;
+            sink.summary.games += out.games;
+            sink.summary.positions += out.positions;
+            sink.summary.matched.extend(out.matched);
+            sink.summary.messages.extend(out.messages);
+            sink.summary.warnings.extend(out.warnings);
+            if let Some(w) = sink.out.as_mut() {
+                w.write_all(&out.pgn)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn make_game(
+    number: u64,
+    positions: &[cqldb_storage::PositionRecord],
+    text: &[u8],
+    with_text: bool,
+    variations: bool,
+) -> Game {
+    let tags = if with_text {
+        cqldb_indexer::tags::scan_tags(text)
+    } else {
+        Vec::new()
+    };
+    Game::new(number, positions.to_vec(), tags, variations)
 }

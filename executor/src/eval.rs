@@ -16,7 +16,7 @@ use crate::value::Value;
 
 /// Limits that keep a runaway query (endless `while`, deep recursion) from hanging a run.
 const MAX_LOOP_STEPS: u64 = 10_000_000;
-const MAX_CALL_DEPTH: usize = 64;
+const MAX_CALL_DEPTH: usize = 16;
 
 /// What a game produced.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +27,8 @@ pub struct GameMatch {
     pub comments: Vec<(u32, String)>,
     /// `message(...)` lines.
     pub messages: Vec<String>,
+    /// Why parts of the query could not be evaluated on this game (each once).
+    pub warnings: Vec<String>,
     /// Whether the game passes `matchcount` and the header filters.
     pub selected: bool,
 }
@@ -45,8 +47,19 @@ pub struct Cx<'g> {
     pub messages: Vec<String>,
     /// Legal-move positions built so far.
     pub chess: FxHashMap<u32, shakmaty::Chess>,
+    /// Evaluation problems (see [`GameMatch::warnings`]).
+    pub warnings: Vec<String>,
     call_depth: usize,
     steps: u64,
+}
+
+impl Cx<'_> {
+    /// Records an evaluation problem once per game.
+    pub fn warn(&mut self, w: String) {
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
 }
 
 /// Evaluates one query over games, keeping variables and dictionaries across games as CQL does.
@@ -70,6 +83,19 @@ impl Engine {
             dicts: vec![FxHashMap::default(); n],
             regexes: FxHashMap::default(),
             variations,
+        }
+    }
+
+    /// A fresh engine for the same query (shares the parsed query; own variables and caches).
+    /// Only equivalent to this one for queries without state ([`Query::has_state`]).
+    pub fn fork(&self) -> Self {
+        let n = self.query.vars.len();
+        Self {
+            query: self.query.clone(),
+            vars: vec![None; n],
+            dicts: vec![FxHashMap::default(); n],
+            regexes: FxHashMap::default(),
+            variations: self.variations,
         }
     }
 
@@ -101,6 +127,7 @@ impl Engine {
             comments: Vec::new(),
             messages: Vec::new(),
             chess: FxHashMap::default(),
+            warnings: Vec::new(),
             call_depth: 0,
             steps: 0,
         };
@@ -125,6 +152,7 @@ impl Engine {
         out.selected = n >= lo.max(1) && n <= hi;
         out.comments = cx.comments;
         out.messages = cx.messages;
+        out.warnings = cx.warnings;
         out
     }
 
@@ -523,6 +551,9 @@ impl Engine {
                 loop {
                     cx.steps += 1;
                     if cx.steps > MAX_LOOP_STEPS {
+                        cx.warn(format!(
+                            "a while loop ran more than {MAX_LOOP_STEPS} steps in this game; stopped it"
+                        ));
                         return None;
                     }
                     let vc = self.eval(c, cx);
@@ -579,6 +610,9 @@ impl Engine {
 
     fn call(&mut self, f: usize, args: &[Node], cx: &mut Cx) -> Option<Value> {
         if cx.call_depth >= MAX_CALL_DEPTH {
+            cx.warn(format!(
+                "function calls nested deeper than {MAX_CALL_DEPTH}; the call fails"
+            ));
             return None;
         }
         let q = self.query.clone();

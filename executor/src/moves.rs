@@ -287,7 +287,13 @@ fn chess_at(cx: &mut Cx) -> Option<Chess> {
     if let Some(p) = cx.chess.get(&cx.cur) {
         return Some(p.clone());
     }
-    let pos = board::to_chess(&cx.game.positions[cx.cur as usize])?;
+    let Some(pos) = board::to_chess(&cx.game.positions[cx.cur as usize]) else {
+        cx.warn(format!(
+            "position {} cannot be set up for move generation; legal/pseudolegal fail there",
+            cx.cur
+        ));
+        return None;
+    };
     cx.chess.insert(cx.cur, pos.clone());
     Some(pos)
 }

@@ -210,6 +210,19 @@ pub fn build(text: &[u8]) -> GameTree {
                     continue;
                 }
                 play(&mut g, line, word, off);
+                if line.skip && depth > 1 {
+                    // The reference CQL stops reading a game at an unreadable move inside a
+                    // variation (the main line's continuation included); doing the same keeps
+                    // position ids and answers equal to its own. The text is still stored.
+                    if let Some(issue) = g.issues.last_mut() {
+                        issue.message = issue.message.replace(
+                            "rest of the line dropped",
+                            "the rest of the game is not read (it is inside a variation)",
+                        );
+                    }
+                    lines.truncate(1);
+                    break;
+                }
             }
             Token::Nag(n) => {
                 if !line.skip && line.moves > 0 {

@@ -525,6 +525,8 @@ pub struct Query {
     pub vars: Vec<(String, VarKind)>,
     /// User functions.
     pub functions: Vec<Function>,
+    /// Whether any filter reads the game's tags (so readers must provide them).
+    pub reads_tags: bool,
 }
 
 impl Query {

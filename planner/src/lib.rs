@@ -32,6 +32,21 @@ use token::Tok;
 /// Parses a whole CQL file: `cql( header )` followed by one or more filters.
 pub fn parse(src: &str) -> Result<Query, ParseError> {
     let toks = token::lex(src)?;
+    const TAG_WORDS: [&str; 10] = [
+        "player",
+        "event",
+        "site",
+        "date",
+        "eventdate",
+        "eco",
+        "tag",
+        "result",
+        "elo",
+        "year",
+    ];
+    let reads_tags = toks
+        .iter()
+        .any(|t| matches!(&t.tok, Tok::Word(w) if TAG_WORDS.contains(&w.as_str())));
     let mut p = parser::Parser::new(toks);
     let header = if p.at_word("cql") {
         p.next();
@@ -54,6 +69,7 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
         body,
         vars: p.vars,
         functions: p.functions,
+        reads_tags,
     })
 }
 

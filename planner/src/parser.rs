@@ -13,7 +13,7 @@ use crate::types::{Ty, ty_of};
 
 type PResult<T> = Result<T, ParseError>;
 
-const MAX_NESTING: usize = 200;
+const MAX_NESTING: usize = 100;
 
 /// Parser state: the tokens and the names defined so far.
 pub struct Parser {
@@ -145,7 +145,12 @@ impl Parser {
 
     /// A whole filter, assignments included.
     pub(crate) fn filter(&mut self) -> PResult<Node> {
-        // The parser is recursive; a limit keeps a pathological query from exhausting the stack.
+        self.nested(Self::filter_inner)
+    }
+
+    /// Runs a recursive step under the nesting limit: the parser is recursive, and the limit
+    /// keeps a pathological query (`not not not ...`, `((((...`) from exhausting the stack.
+    fn nested(&mut self, f: impl FnOnce(&mut Self) -> PResult<Node>) -> PResult<Node> {
         if self.nesting >= MAX_NESTING {
             return Err(ParseError::new(
                 "filters are nested too deeply",
@@ -153,7 +158,7 @@ impl Parser {
             ));
         }
         self.nesting += 1;
-        let r = self.filter_inner();
+        let r = f(self);
         self.nesting -= 1;
         r
     }
@@ -307,7 +312,7 @@ impl Parser {
     pub(crate) fn not(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
         if self.eat_word("not") {
-            let inner = self.not()?;
+            let inner = self.nested(Self::not)?;
             return Ok(Node {
                 expr: Expr::Not(Box::new(inner)),
                 span: self.span_from(start),
@@ -476,7 +481,7 @@ impl Parser {
         let start = self.peek().span.start;
         let lhs = self.unary()?;
         if !self.no_colon && self.eat_sym(":") {
-            let rhs = self.colon()?;
+            let rhs = self.nested(Self::colon)?;
             return Ok(Node {
                 expr: Expr::Colon(Box::new(lhs), Box::new(rhs)),
                 span: self.span_from(start),
@@ -487,21 +492,25 @@ impl Parser {
 
     /// Prefix operators and keyword filters that take one argument.
     pub(crate) fn unary(&mut self) -> PResult<Node> {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
         let wrap = |p: &Self, e: Expr| Node {
             expr: e,
             span: p.span_from(start),
         };
         if self.eat_sym("#") {
-            let arg = self.unary()?;
+            let arg = self.nested(Self::unary)?;
             return Ok(wrap(self, Expr::Count(Box::new(arg))));
         }
         if self.eat_sym("~") {
-            let arg = self.unary()?;
+            let arg = self.nested(Self::unary)?;
             return Ok(wrap(self, Expr::Complement(Box::new(arg))));
         }
         if self.eat_sym("-") {
-            let arg = self.unary()?;
+            let arg = self.nested(Self::unary)?;
             return Ok(wrap(self, Expr::Neg(Box::new(arg))));
         }
         self.postfix()

@@ -24,6 +24,18 @@ pub enum BenchCommand {
         #[arg(long)]
         db: Option<PathBuf>,
     },
+    /// Run a fixed set of CQL queries streaming from PGN and over an index, against a bare
+    /// pgn-reader + shakmaty replay of the same input.
+    Cql {
+        /// Inputs (default: every file in ../shared/data/large).
+        inputs: Vec<PathBuf>,
+        /// Use this database (built from the same inputs) instead of building one.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Timed runs per query over the index (for latency percentiles).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Decode every position block of a database and count mates, against the mate bitmap.
     Scan {
         /// Database directory.
@@ -41,6 +53,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             db,
         } => ingest(inputs, threads, db),
         BenchCommand::Scan { db } => scan(&db),
+        BenchCommand::Cql { inputs, db, runs } => cql(inputs, db, runs),
     }
 }
 
@@ -77,6 +90,138 @@ fn scan(db: &std::path::Path) -> Result<ExitCode> {
     );
     if from_bitmap != mates {
         anyhow::bail!("bitmap and scan disagree: {from_bitmap} vs {mates}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The benchmark's queries: (name, CQL body).
+const CQL_QUERIES: [(&str, &str); 5] = [
+    ("terminal mate", "terminal mate"),
+    ("K+P vs K", "flipcolor { #A == 2 #P == 1 #a == 1 }"),
+    (
+        "smothered mate",
+        "mate flipcolor { btm N attacks k (anydirection 1 k) in a }",
+    ),
+    ("pin of a queen", "pin through [Qq]"),
+    ("tag: player white", "player white \"Carlsen\""),
+];
+
+fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCode> {
+    use cqldb::cql::{CqlRun, Source, run as run_query};
+    let inputs = if inputs.is_empty() {
+        default_inputs()?
+    } else {
+        inputs
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "cqldb bench cql: {} input file(s), {cores} core(s)",
+        inputs.len()
+    );
+
+    let start = Instant::now();
+    let mut base = cqldb_bench_data::baseline::ReplayStats::default();
+    for p in &inputs {
+        let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let s = cqldb_bench_data::baseline::replay(Input::Path(p.clone()).open(counter)?)?;
+        base.games += s.games;
+        base.positions += s.positions;
+    }
+    let base_secs = start.elapsed().as_secs_f64();
+    let base_rate = base.games as f64 / base_secs;
+
+    // Only a database this run created is removed at the end; a --db given by the user stays.
+    let created = db.is_none();
+    let tmp;
+    let db_dir = match db {
+        Some(d) => d,
+        None => {
+            tmp = std::env::temp_dir().join(format!("cqldb-bench-cql-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&tmp);
+            let ins: Vec<Input> = inputs.iter().cloned().map(Input::Path).collect();
+            super::index::index_inputs(
+                &ins,
+                &tmp,
+                IngestOptions::default(),
+                cqldb_storage::WriterOptions::default().segment_positions,
+                true,
+            )?;
+            tmp.clone()
+        }
+    };
+    let make = |body: &str, source: Source| CqlRun {
+        query: format!("cql()\n{body}"),
+        query_name: "bench".into(),
+        source,
+        output: None,
+        variations: false,
+        mainline: false,
+        gamenumber: None,
+        matchcount: None,
+        silent: false,
+        matchstring: None,
+    };
+    println!(
+        "baseline: bare pgn-reader + shakmaty replay, 1 thread: {:.0} games/s ({} games)",
+        base_rate, base.games
+    );
+    println!(
+        "{:<20} {:>8} | {:>10} {:>7} | {:>10} {:>9} {:>8} {:>8} {:>8}",
+        "query",
+        "matches",
+        "stream g/s",
+        "x base",
+        "index g/s",
+        "M pos/s",
+        "p50 ms",
+        "min ms",
+        "max ms"
+    );
+    for (name, body) in CQL_QUERIES {
+        let t = Instant::now();
+        let mut streamed = 0u64;
+        let mut stream_matches = 0usize;
+        for p in &inputs {
+            let s = run_query(&make(body, Source::Pgn(Input::Path(p.clone()))))?;
+            streamed += s.games;
+            stream_matches += s.matched.len();
+        }
+        let stream_secs = t.elapsed().as_secs_f64();
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..runs.max(1) {
+            let t = Instant::now();
+            let s = run_query(&make(body, Source::Db(db_dir.clone())))?;
+            times.push(t.elapsed().as_secs_f64());
+            last = Some(s);
+        }
+        let s = last.unwrap_or_default();
+        if s.matched.len() != stream_matches {
+            anyhow::bail!(
+                "{name}: index found {} games, streaming {stream_matches}",
+                s.matched.len()
+            );
+        }
+        times.sort_by(f64::total_cmp);
+        let p50 = times[times.len() / 2];
+        println!(
+            "{:<20} {:>8} | {:>10.0} {:>7.1} | {:>10.0} {:>9.1} {:>8.0} {:>8.0} {:>8.0}",
+            name,
+            s.matched.len(),
+            streamed as f64 / stream_secs,
+            streamed as f64 / stream_secs / base_rate,
+            s.games as f64 / p50,
+            s.positions as f64 / p50 / 1e6,
+            p50 * 1e3,
+            times[0] * 1e3,
+            times[times.len() - 1] * 1e3
+        );
+    }
+    if let Some(rss) = peak_rss_mib() {
+        println!("peak RSS: {rss:.0} MiB");
+    }
+    if created {
+        let _ = std::fs::remove_dir_all(&db_dir);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -137,6 +282,8 @@ fn ingest(inputs: Vec<PathBuf>, threads: Option<usize>, db: Option<PathBuf>) -> 
     let base_secs = start.elapsed().as_secs_f64();
 
     // cqldb: split + parse + tree + columns + bitmaps + tag index + commit.
+    // Only a database this run created is removed at the end; a --db given by the user stays.
+    let created = db.is_none();
     let tmp;
     let db_dir = match db {
         Some(d) => d,
@@ -202,7 +349,7 @@ fn ingest(inputs: Vec<PathBuf>, threads: Option<usize>, db: Option<PathBuf>) -> 
         "games with problems: {} (baseline bad moves: {})",
         report.games_with_issues, base.bad_moves
     );
-    if db_dir.starts_with(std::env::temp_dir()) {
+    if created {
         let _ = std::fs::remove_dir_all(&db_dir);
     }
     Ok(ExitCode::SUCCESS)

@@ -92,11 +92,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for m in &summary.messages {
         println!("{m}");
     }
+    for (game, why) in summary.warnings.iter().take(20) {
+        eprintln!("warning: game {game}: {why}");
+    }
+    if summary.warnings.len() > 20 {
+        eprintln!("warning: ... and {} more", summary.warnings.len() - 20);
+    }
+    let secs = t.elapsed().as_secs_f64();
     eprintln!(
-        "{} matches of {} games in {:.2} s",
+        "{} matches of {} games ({} positions) in {:.2} s: {:.0} games/s, {:.1} M positions/s",
         summary.matched.len(),
         summary.games,
-        t.elapsed().as_secs_f64()
+        summary.positions,
+        secs,
+        summary.games as f64 / secs.max(1e-9),
+        summary.positions as f64 / secs.max(1e-9) / 1e6
     );
     Ok(ExitCode::SUCCESS)
 }
