@@ -7,11 +7,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::games::game_from_rows;
 use anyhow::{Context, Result, anyhow};
 use cqldb_executor::output::{OutputOptions, write_game};
 use cqldb_executor::{Engine, Game, GameMatch};
 use cqldb_indexer::Input;
-use cqldb_indexer::flatten::index_game;
 use cqldb_indexer::split::{RawGame, Splitter};
 use cqldb_storage::Database;
 use rayon::prelude::*;
@@ -188,8 +188,7 @@ fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink) -> Result<()> {
             .map_init(
                 || engine.fork(),
                 |e, (n, raw)| {
-                    let g = index_game(raw, 0);
-                    let game = Game::new(n, g.positions, g.tags, variations);
+                    let game = crate::games::game_from_pgn(n, raw, variations);
                     let m = stateless.then(|| e.run_game(&game));
                     (game, m)
                 },
@@ -237,17 +236,11 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink) -> Result<()> {
     if engine.query().has_state() {
         for (first, seg) in segments {
             let mut failure = None;
-            seg.for_each_game(with_text, |local, positions, text| {
+            seg.for_each_game(with_text, |local, rows| {
                 if failure.is_some() {
                     return Ok(());
                 }
-                let game = make_game(
-                    first + u64::from(local),
-                    positions,
-                    text,
-                    with_text,
-                    variations,
-                );
+                let game = game_from_rows(first + u64::from(local), &rows, with_text, variations);
                 let m = engine.run_game(&game);
                 if let Err(e) = sink.take(&game, &m) {
                     failure = Some(e);
@@ -269,14 +262,9 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink) -> Result<()> {
                 let mut e = engine.fork();
                 let mut out = SegmentOut::default();
                 let mut failure = None;
-                seg.for_each_game(with_text, |local, positions, text| {
-                    let game = make_game(
-                        first + u64::from(local),
-                        positions,
-                        text,
-                        with_text,
-                        variations,
-                    );
+                seg.for_each_game(with_text, |local, rows| {
+                    let game =
+                        game_from_rows(first + u64::from(local), &rows, with_text, variations);
                     let m = e.run_game(&game);
                     out.games += 1;
                     out.positions += visited(&game);
@@ -314,19 +302,4 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn make_game(
-    number: u64,
-    positions: &[cqldb_storage::PositionRecord],
-    text: &[u8],
-    with_text: bool,
-    variations: bool,
-) -> Game {
-    let tags = if with_text {
-        cqldb_indexer::tags::scan_tags(text)
-    } else {
-        Vec::new()
-    };
-    Game::new(number, positions.to_vec(), tags, variations)
 }

@@ -25,8 +25,7 @@ pub fn pgn_games(
         .with_context(|| format!("reading {}", input.name()))?
     {
         n += 1;
-        let g = index_game(raw, 0);
-        f(Game::new(n, g.positions, g.tags, variations))?;
+        f(game_from_pgn(n, raw, variations))?;
     }
     Ok(n)
 }
@@ -42,17 +41,12 @@ pub fn db_games(
     let mut n = 0u64;
     let mut failure = None;
     for (_, seg) in db.segments() {
-        seg.for_each_game(with_tags, |_, positions, text| {
+        seg.for_each_game(with_tags, |_, rows| {
             if failure.is_some() {
                 return Ok(());
             }
             n += 1;
-            let tags = if with_tags {
-                cqldb_indexer::tags::scan_tags(text)
-            } else {
-                Vec::new()
-            };
-            if let Err(e) = f(Game::new(n, positions.to_vec(), tags, variations)) {
+            if let Err(e) = f(game_from_rows(n, &rows, with_tags, variations)) {
                 failure = Some(e);
             }
             Ok(())
@@ -62,4 +56,74 @@ pub fn db_games(
         }
     }
     Ok(n)
+}
+
+/// A game read from PGN text, with its comments and NAGs.
+pub fn game_from_pgn(number: u64, raw: cqldb_indexer::split::RawGame, variations: bool) -> Game {
+    let g = index_game(raw, 0);
+    let result = g
+        .meta
+        .map(|m| m.result)
+        .filter(|r| *r != cqldb_storage::GameResult::Unknown)
+        .map(|r| r.as_pgn().to_owned());
+    let comments = g
+        .comments
+        .iter()
+        .map(|c| {
+            (
+                c.position,
+                c.placement,
+                comment_text(&g.text, c.start, c.len),
+            )
+        })
+        .collect();
+    let nags = g.nags.iter().map(|n| (n.position, n.nag)).collect();
+    Game::new(number, g.positions, g.tags, variations)
+        .with_notes(comments, nags)
+        .with_result(result)
+}
+
+/// A game from index rows; tags, comments and NAGs only with `with_text`.
+pub fn game_from_rows(
+    number: u64,
+    rows: &cqldb_storage::GameRows<'_>,
+    with_text: bool,
+    variations: bool,
+) -> Game {
+    let game_tags = if with_text {
+        cqldb_indexer::tags::scan_tags(rows.text)
+    } else {
+        Vec::new()
+    };
+    let result = (rows.result != cqldb_storage::GameResult::Unknown)
+        .then(|| rows.result.as_pgn().to_owned());
+    let game =
+        Game::new(number, rows.positions.to_vec(), game_tags, variations).with_result(result);
+    if !with_text {
+        return game;
+    }
+    let comments = rows
+        .comments
+        .iter()
+        .map(|c| {
+            (
+                c.position - rows.first,
+                c.placement,
+                comment_text(rows.text, c.start, c.len),
+            )
+        })
+        .collect();
+    let nags = rows
+        .nags
+        .iter()
+        .map(|n| (n.position - rows.first, n.nag))
+        .collect();
+    game.with_notes(comments, nags)
+}
+
+fn comment_text(text: &[u8], start: u32, len: u32) -> String {
+    let (s, e) = (start as usize, start as usize + len as usize);
+    text.get(s..e)
+        .map(cqldb_indexer::tags::decode_text)
+        .unwrap_or_default()
 }

@@ -200,6 +200,10 @@ fn conformance_suite() {
         entry[2] += usize::from(ok_db);
         if golden_bytes(&suite().join(&row.golden)).is_some_and(|g| g == pgn) {
             entry[3] += 1;
+        } else if let Some(dir) = std::env::var_os("CQLDB_CONFORMANCE_DUMP") {
+            // For looking at output differences: our PGN next to the golden's name.
+            let name = row.golden.trim_end_matches(".zst").replace('/', "_");
+            let _ = std::fs::write(Path::new(&dir).join(name), &pgn);
         }
         let known = KNOWN.iter().any(|(id, _)| *id == row.id);
         if REQUIRED.contains(&row.area.as_str()) && known && ok_pgn && ok_db {

@@ -1,7 +1,7 @@
 //! A game tree as the evaluator sees it: position rows in id order, tags, children lists,
 //! and which positions the traversal may visit.
 
-use cqldb_storage::{MoveKind, NO_PARENT, PositionRecord};
+use cqldb_storage::{CommentPlacement, MoveKind, NO_PARENT, PositionRecord};
 
 /// One game ready for evaluation.
 pub struct Game {
@@ -20,6 +20,12 @@ pub struct Game {
     pub variations: bool,
     /// Piece identities per position, computed on first use.
     piece_ids: std::cell::OnceCell<Vec<[u8; 64]>>,
+    /// The game's own comments (position, placement, text), for output.
+    pub comments: Vec<(u32, CommentPlacement, String)>,
+    /// The game's NAGs (position, NAG), for output.
+    pub nags: Vec<(u32, u8)>,
+    /// The result as read (Result tag, else termination marker), for output.
+    pub result: Option<String>,
 }
 
 impl Game {
@@ -71,7 +77,36 @@ impl Game {
             subtree_end,
             variations,
             piece_ids: std::cell::OnceCell::new(),
+            comments: Vec::new(),
+            nags: Vec::new(),
+            result: None,
         }
+    }
+
+    /// Sets the result as read (used when the game has no Result tag).
+    pub fn with_result(mut self, result: Option<String>) -> Self {
+        self.result = result;
+        self
+    }
+
+    /// Adds the game's comments and NAGs (needed only to write the game out).
+    pub fn with_notes(
+        mut self,
+        comments: Vec<(u32, CommentPlacement, String)>,
+        nags: Vec<(u32, u8)>,
+    ) -> Self {
+        self.comments = comments;
+        self.nags = nags;
+        self
+    }
+
+    /// Every child of `id` in move order, visited or not (output writes whole trees).
+    pub fn all_children(&self, id: u32) -> &[u32] {
+        let (s, e) = (
+            self.child_start[id as usize] as usize,
+            self.child_start[id as usize + 1] as usize,
+        );
+        &self.children[s..e]
     }
 
     /// Number of positions in the tree.

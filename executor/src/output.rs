@@ -1,9 +1,16 @@
-//! PGN output of a matching game, written the way the reference CQL writes it: a
-//! `{Game number N}` comment first, the match string after every matched position, user
-//! comments, variations in parentheses, SAN regenerated from the tree.
+//! PGN output of a matching game, written the way the reference CQL writes it.
+//!
+//! Tags are re-rendered (seven-tag roster first); the movetext is regenerated from the whole
+//! tree (variations included even when they were not visited) with the original comments and
+//! NAGs; `{Game number N}` opens the movetext on a line of its own; each matched position gets
+//! the match string in the comment after its move, after the original comment and any
+//! `comment(...)` text. Lines are filled to 79 columns from small pieces (a move number and its
+//! move are separate pieces, as are the braces of a comment and its words), breaking before the
+//! first piece that does not fit.
 
 use std::io::{self, Write};
 
+use cqldb_storage::CommentPlacement;
 use shakmaty::Chess;
 use shakmaty::san::SanPlus;
 
@@ -32,6 +39,8 @@ impl Default for OutputOptions {
 }
 
 const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+const AFTER_ROSTER: [&str; 4] = ["WhiteElo", "BlackElo", "ECO", "EventDate"];
+const WIDTH: usize = 79;
 
 /// Writes one game.
 pub fn write_game(
@@ -40,93 +49,333 @@ pub fn write_game(
     m: &GameMatch,
     opts: &OutputOptions,
 ) -> io::Result<()> {
-    for name in ROSTER {
-        let v = game.tag(name).unwrap_or(match name {
-            "Date" => "????.??.??",
-            "Result" => "*",
-            _ => "?",
-        });
-        writeln!(out, "[{name} \"{}\"]", escape(v))?;
-    }
-    for (name, value) in &game.tags {
-        if !ROSTER.contains(&name.as_str()) {
-            writeln!(out, "[{name} \"{}\"]", escape(value))?;
-        }
-    }
-    writeln!(out)?;
-    let mut notes: Vec<Vec<String>> = vec![Vec::new(); game.len()];
+    write_tags(out, game)?;
+    out.write_all(b"\n")?;
+    let n = game.len();
+    // Per position: the text CQL adds (user comments, match string).
+    let mut added: Vec<Vec<String>> = vec![Vec::new(); n];
     if !opts.silent {
-        notes[0].push(format!("Game number {}", game.number));
-        for &(pos, ref text) in &m.comments {
-            notes[pos as usize].push(text.clone());
+        for (pos, text) in &m.comments {
+            if let Some(a) = added.get_mut(*pos as usize) {
+                a.push(text.clone());
+            }
         }
         if !opts.quiet && !opts.matchstring.is_empty() {
             for &p in &m.matched {
-                notes[p as usize].push(opts.matchstring.clone());
+                if let Some(a) = added.get_mut(p as usize) {
+                    a.push(opts.matchstring.clone());
+                }
             }
         }
     }
-    let mut w = Wrapper::new(out);
-    if !notes[0].is_empty() {
-        w.word(&format!("{{{}}}", notes[0].join(" ")))?;
+    let mut w = Wrap { out, col: 0 };
+    // The game comment: original pre-game comment, game number, root annotations.
+    let mut root: Vec<Segment> = original(game, 0, CommentPlacement::After);
+    if !opts.silent {
+        root.push(Segment::added(format!("Game number {}", game.number)));
     }
-    let mut chess_cache: Vec<Option<Chess>> = vec![None; game.len()];
-    write_line(&mut w, game, 0, true, &notes, &mut chess_cache)?;
-    w.word(game.tag("Result").unwrap_or("*"))?;
-    w.finish()?;
-    writeln!(w.out)?;
-    writeln!(w.out)?;
+    root.extend(added[0].drain(..).map(Segment::added));
+    if !root.is_empty() {
+        w.comment_glued(&root)?;
+        w.newline()?;
+    }
+    write_tree(&mut w, game, &mut added)?;
+    w.space()?;
+    let result = game
+        .tag("Result")
+        .map(str::to_owned)
+        .or_else(|| game.result.clone())
+        .unwrap_or_else(|| "*".to_owned());
+    w.piece(result.as_bytes())?;
+    w.out.write_all(b"\n\n\n")?;
     Ok(())
 }
 
-/// Writes the continuation after position `start` (whose move is already written).
-fn write_line(
-    w: &mut Wrapper<'_>,
-    game: &Game,
-    start: u32,
-    mut after_break: bool,
-    notes: &[Vec<String>],
-    cache: &mut [Option<Chess>],
-) -> io::Result<()> {
-    // An explicit stack instead of recursion (variations may nest arbitrarily deep). A frame is
-    // (position, alternatives already written, a move number is due); u32::MAX closes a
-    // variation.
-    let mut frames: Vec<(u32, usize, bool)> = vec![(start, 0, after_break)];
-    while let Some((cur, alt_done, brk)) = frames.pop() {
-        if cur == u32::MAX {
-            w.word(")")?;
-            continue;
+fn write_tags(out: &mut dyn Write, game: &Game) -> io::Result<()> {
+    let placeholder = |v: &str| v.trim().is_empty() || v.trim() == "?";
+    for name in ROSTER {
+        let v = game.tag(name);
+        let v = match (name, v) {
+            ("Date", Some(d)) => normalise_date(d, true),
+            ("White" | "Black", Some(p)) => normalise_player(p),
+            ("Date", None) => "????.??.??".to_owned(),
+            ("Result", None) => game.result.clone().unwrap_or_else(|| "*".to_owned()),
+            (_, Some(v)) => v.to_owned(),
+            (_, None) => "?".to_owned(),
+        };
+        write_tag(out, name, &v)?;
+    }
+    // These four are written only when they hold a real value (the reference drops `?`,
+    // `ECO "000"` and the like).
+    let valid = |name: &str, v: &str| match name {
+        "WhiteElo" | "BlackElo" => v.trim().parse::<u32>().is_ok_and(|e| e > 0),
+        "ECO" => {
+            let b = v.trim().as_bytes();
+            b.len() >= 3 && (b'A'..=b'E').contains(&b[0]) && b[1..3].iter().all(u8::is_ascii_digit)
         }
-        after_break = brk;
-        let kids = game.children(cur);
-        if alt_done == 0 {
-            let Some(&main) = kids.first() else { continue };
-            write_move(w, game, cur, main, after_break, cache)?;
-            after_break = false;
-            if !notes[main as usize].is_empty() {
-                w.word(&format!("{{{}}}", notes[main as usize].join(" ")))?;
-                after_break = true;
-            }
-        }
-        let next_alt = alt_done + 1;
-        if next_alt < kids.len() {
-            let alt = kids[next_alt];
-            // Come back to this position for the next alternative, then continue the line.
-            frames.push((cur, next_alt, true));
-            w.word("(")?;
-            write_move(w, game, cur, alt, true, cache)?;
-            if !notes[alt as usize].is_empty() {
-                w.word(&format!("{{{}}}", notes[alt as usize].join(" ")))?;
-            }
-            frames.push((u32::MAX, 0, false));
-            frames.push((alt, 0, true));
-            continue;
-        }
-        if let Some(&main) = kids.first() {
-            frames.push((main, 0, after_break || kids.len() > 1));
+        _ => !placeholder(v) && v.trim() != "????.??.??",
+    };
+    for name in AFTER_ROSTER {
+        if let Some(v) = game.tag(name).filter(|v| valid(name, v)) {
+            let v = if name == "EventDate" {
+                normalise_date(v, false)
+            } else {
+                v.to_owned()
+            };
+            write_tag(out, name, &v)?;
         }
     }
+    // The rest in input order; a FEN game gets `SetUp "1"` where its SetUp/FEN tag stood and
+    // the FEN (as the root position renders) last.
+    let fen = game.tag("FEN").is_some();
+    let mut setup_written = false;
+    for (name, value) in &game.tags {
+        if ROSTER.contains(&name.as_str()) || AFTER_ROSTER.contains(&name.as_str()) {
+            continue;
+        }
+        if name == "SetUp" || name == "FEN" {
+            if fen && !setup_written {
+                write_tag(out, "SetUp", "1")?;
+                setup_written = true;
+            }
+            continue;
+        }
+        write_tag(out, name, value)?;
+    }
+    if let Some(f) = game.tag("FEN") {
+        write_tag(out, "FEN", &normalise_fen(f))?;
+    }
     Ok(())
+}
+
+/// The FEN as given, with a fullmove number of 0 written as 1 (as the reference does).
+fn normalise_fen(f: &str) -> String {
+    let mut fields: Vec<&str> = f.split_whitespace().collect();
+    if fields.len() == 6 && fields[5] == "0" {
+        fields[5] = "1";
+    }
+    fields.join(" ")
+}
+
+/// `Surname,I.` is written `Surname, I` like the reference writes player names.
+fn normalise_player(p: &str) -> String {
+    let Some((surname, rest)) = p.split_once(',') else {
+        return p.to_owned();
+    };
+    let rest = rest.trim_start();
+    let rest = match rest.as_bytes() {
+        [c, b'.'] if c.is_ascii_uppercase() => &rest[..1],
+        _ => rest,
+    };
+    format!("{surname}, {rest}")
+}
+
+/// A bare year (`2011`) becomes `2011.??.??`, year 0000 becomes `????`.
+fn expand_year(d: &str) -> String {
+    let d = if d.len() == 4 && d.bytes().all(|b| b.is_ascii_digit() || b == b'?') {
+        format!("{d}.??.??")
+    } else {
+        d.to_owned()
+    };
+    match d.strip_prefix("0000") {
+        Some(rest) => format!("????{rest}"),
+        None => d,
+    }
+}
+
+/// [`expand_year`], numbers padded to two digits; `strict` (the Date tag): a month or day out
+/// of range becomes `??`, and so does the day of an unknown month.
+fn normalise_date(d: &str, strict: bool) -> String {
+    let d = expand_year(d.trim());
+    let parts: Vec<&str> = d.split('.').collect();
+    if parts.len() != 3 {
+        return d;
+    }
+    let fix = |p: &str, max: u32| -> String {
+        match p.parse::<u32>() {
+            Ok(v) if !strict || (1..=max).contains(&v) => format!("{v:02}"),
+            Ok(_) => "??".to_owned(),
+            Err(_) => p.to_owned(),
+        }
+    };
+    let month = fix(parts[1], 12);
+    let day = if strict && month == "??" {
+        "??".to_owned()
+    } else {
+        fix(parts[2], 31)
+    };
+    format!("{}.{month}.{day}", parts[0])
+}
+
+fn write_tag(out: &mut dyn Write, name: &str, value: &str) -> io::Result<()> {
+    out.write_all(b"[")?;
+    out.write_all(name.as_bytes())?;
+    out.write_all(b" \"")?;
+    // Values are written as read, without escaping (as the reference does).
+    out.write_all(&latin1(value, false))?;
+    out.write_all(b"\"]\n")
+}
+
+/// Text as the reference writes it: characters U+00C0..U+00FF as single Latin-1 bytes, other
+/// characters unchanged, or (`mask`) every non-ASCII byte as `?`.
+fn latin1(s: &str, mask: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push(c as u8);
+        } else if mask {
+            out.extend(std::iter::repeat_n(b'?', c.len_utf8()));
+        } else if ('\u{C0}'..='\u{FF}').contains(&c) {
+            out.push(c as u32 as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    out
+}
+
+/// Part of a comment: original text from the game, or text CQL adds.
+struct Segment {
+    text: String,
+    original: bool,
+}
+
+impl Segment {
+    fn added(text: String) -> Self {
+        Self {
+            text,
+            original: false,
+        }
+    }
+}
+
+/// The game's own comment at a place; of several comments in a row the reference keeps the
+/// last.
+fn original(game: &Game, pos: u32, placement: CommentPlacement) -> Vec<Segment> {
+    game.comments
+        .iter()
+        .rfind(|(p, pl, _)| *p == pos && *pl == placement)
+        .map(|(_, _, t)| Segment {
+            text: t.clone(),
+            original: true,
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Walks the whole tree with an explicit stack (variations may nest arbitrarily deep).
+fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::Result<()> {
+    enum Frame {
+        /// At `pos`: `alts_done` alternatives written; whether a black move needs its number.
+        At {
+            pos: u32,
+            alts_done: usize,
+            number_due: bool,
+        },
+        /// Close a variation.
+        Close,
+    }
+    let mut cache: Vec<Option<Chess>> = vec![None; game.len()];
+    let mut stack = vec![Frame::At {
+        pos: 0,
+        alts_done: 0,
+        number_due: true,
+    }];
+    while let Some(frame) = stack.pop() {
+        let (pos, alts_done, mut number_due) = match frame {
+            Frame::Close => {
+                w.space()?;
+                w.piece(b")")?;
+                continue;
+            }
+            Frame::At {
+                pos,
+                alts_done,
+                number_due,
+            } => (pos, alts_done, number_due),
+        };
+        let kids = game.all_children(pos);
+        let Some(&main) = kids.first() else { continue };
+        if alts_done == 0 {
+            number_due = write_move(w, game, pos, main, number_due, added, &mut cache)?;
+        }
+        if let Some(&alt) = kids.get(alts_done + 1) {
+            // Come back here for the next alternative; then the variation itself.
+            stack.push(Frame::At {
+                pos,
+                alts_done: alts_done + 1,
+                number_due: true,
+            });
+            stack.push(Frame::Close);
+            w.space()?;
+            w.piece(b"(")?;
+            let due = write_move(w, game, pos, alt, true, added, &mut cache)?;
+            stack.push(Frame::At {
+                pos: alt,
+                alts_done: 0,
+                number_due: due,
+            });
+            continue;
+        }
+        stack.push(Frame::At {
+            pos: main,
+            alts_done: 0,
+            number_due: number_due || kids.len() > 1,
+        });
+    }
+    Ok(())
+}
+
+/// Writes the move from `parent` to `child` with its comments and NAGs; returns whether the
+/// next black move needs its number (after a comment).
+fn write_move(
+    w: &mut Wrap<'_>,
+    game: &Game,
+    parent: u32,
+    child: u32,
+    mut number_due: bool,
+    added: &mut [Vec<String>],
+    cache: &mut [Option<Chess>],
+) -> io::Result<bool> {
+    let before = original(game, child, CommentPlacement::Before);
+    if !before.is_empty() {
+        w.space()?;
+        w.comment(&before)?;
+        number_due = true;
+    }
+    let prec = &game.positions[parent as usize];
+    let root_black = game.positions[0].turn() == shakmaty::Color::Black;
+    let n = i64::from(game.positions[0].move_number.max(1))
+        + (i64::from(prec.ply) + i64::from(root_black)) / 2;
+    let white = prec.turn() == shakmaty::Color::White;
+    let crec = &game.positions[child as usize];
+    let san = match crec.mv.to_move() {
+        None => "--".to_owned(),
+        Some(m) => match chess_at(game, parent, cache) {
+            Some(pos) => SanPlus::from_move(pos, m).to_string(),
+            None => crec.mv.to_string(),
+        },
+    };
+    w.space()?;
+    if white {
+        w.piece(format!("{n}.").as_bytes())?;
+    } else if number_due {
+        w.piece(format!("{n}...").as_bytes())?;
+    }
+    w.piece(san.as_bytes())?;
+    for (_, nag) in game.nags.iter().filter(|(p, _)| *p == child) {
+        w.space()?;
+        w.piece(format!("${nag}").as_bytes())?;
+    }
+    let mut after = original(game, child, CommentPlacement::After);
+    after.extend(added[child as usize].drain(..).map(Segment::added));
+    if after.is_empty() {
+        return Ok(false);
+    }
+    w.space()?;
+    w.comment(&after)?;
+    Ok(true)
 }
 
 fn chess_at(game: &Game, id: u32, cache: &mut [Option<Chess>]) -> Option<Chess> {
@@ -138,73 +387,71 @@ fn chess_at(game: &Game, id: u32, cache: &mut [Option<Chess>]) -> Option<Chess> 
     Some(pos)
 }
 
-fn write_move(
-    w: &mut Wrapper<'_>,
-    game: &Game,
-    parent: u32,
-    child: u32,
-    number_black: bool,
-    cache: &mut [Option<Chess>],
-) -> io::Result<()> {
-    let prec = &game.positions[parent as usize];
-    let root_black = game.positions[0].turn() == shakmaty::Color::Black;
-    let fen_move = game.positions[0].move_number;
-    let n = i64::from(fen_move) + (i64::from(prec.ply) + i64::from(root_black)) / 2;
-    let white = prec.turn() == shakmaty::Color::White;
-    let crec = &game.positions[child as usize];
-    let san = match crec.mv.to_move() {
-        None => "--".to_owned(),
-        Some(m) => match chess_at(game, parent, cache) {
-            Some(pos) => SanPlus::from_move(pos, m).to_string(),
-            None => crec.mv.to_string(),
-        },
-    };
-    let text = if white {
-        format!("{n}.{san}")
-    } else if number_black {
-        format!("{n}...{san}")
-    } else {
-        san
-    };
-    w.word(&text)
-}
-
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// Writes words separated by spaces, wrapping lines at 79 columns.
-struct Wrapper<'a> {
+/// Fills lines to [`WIDTH`] columns from pieces.
+struct Wrap<'a> {
     out: &'a mut dyn Write,
     col: usize,
 }
 
-impl<'a> Wrapper<'a> {
-    fn new(out: &'a mut dyn Write) -> Self {
-        Self { out, col: 0 }
+impl Wrap<'_> {
+    fn piece(&mut self, p: &[u8]) -> io::Result<()> {
+        if self.col > 0 && self.col + p.len() > WIDTH {
+            self.newline()?;
+        }
+        self.out.write_all(p)?;
+        self.col += p.len();
+        Ok(())
     }
 
-    fn word(&mut self, s: &str) -> io::Result<()> {
-        // `(` is followed and `)` preceded by a space, like every other word.
-        let len = s.chars().count();
-        if self.col > 0 && self.col + 1 + len > 79 {
-            writeln!(self.out)?;
-            self.col = 0;
+    /// A separating space, unless it would end the line (then the line ends instead).
+    fn space(&mut self) -> io::Result<()> {
+        if self.col == 0 {
+            return Ok(());
         }
-        if self.col > 0 {
-            self.out.write_all(b" ")?;
+        if self.col + 1 > WIDTH {
+            return self.newline();
+        }
+        self.out.write_all(b" ")?;
+        self.col += 1;
+        Ok(())
+    }
+
+    fn newline(&mut self) -> io::Result<()> {
+        self.out.write_all(b"\n")?;
+        self.col = 0;
+        Ok(())
+    }
+
+    /// The game comment: like [`Self::comment`] but its closing brace stays on the last
+    /// word's line (the reference writes it so, even past the last column).
+    fn comment_glued(&mut self, parts: &[Segment]) -> io::Result<()> {
+        self.comment_with(parts, true)
+    }
+
+    /// `{words}`: original text keeps its characters unless CQL adds to it.
+    fn comment(&mut self, parts: &[Segment]) -> io::Result<()> {
+        self.comment_with(parts, false)
+    }
+
+    fn comment_with(&mut self, parts: &[Segment], glued: bool) -> io::Result<()> {
+        let touched = parts.iter().any(|s| !s.original) && parts.iter().any(|s| s.original);
+        self.piece(b"{")?;
+        let mut first = true;
+        for part in parts {
+            let mask = touched && part.original;
+            for word in part.text.split_whitespace() {
+                if !first {
+                    self.space()?;
+                }
+                first = false;
+                self.piece(&latin1(word, mask))?;
+            }
+        }
+        if glued {
+            self.out.write_all(b"}")?;
             self.col += 1;
+            return Ok(());
         }
-        self.out.write_all(s.as_bytes())?;
-        self.col += len;
-        Ok(())
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        if self.col > 0 {
-            writeln!(self.out)?;
-            self.col = 0;
-        }
-        Ok(())
+        self.piece(b"}")
     }
 }

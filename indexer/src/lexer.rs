@@ -77,8 +77,8 @@ fn nag_of(s: &[u8]) -> Option<u8> {
         b"!?" => 5,
         b"?!" => 6,
         b"=" => 10,
-        b"+/=" | b"\xe2\xa9\xb2" => 14,
-        b"=/+" | b"\xe2\xa9\xb1" => 15,
+        b"+/=" | b"+=" | b"\xe2\xa9\xb2" => 14,
+        b"=/+" | b"=+" | b"\xe2\xa9\xb1" => 15,
         b"+/-" | b"\xc2\xb1" => 16,
         b"-/+" | b"\xe2\x88\x93" => 17,
         b"+-" => 18,
@@ -232,11 +232,18 @@ impl<'a> Lexer<'a> {
         let mut closed = false;
         while i < rest.len() {
             match rest[i] {
-                b'\\' if i + 1 < rest.len() => {
+                // Only `\"` and `\\` are escapes; any other backslash is kept as written.
+                b'\\' if i + 1 < rest.len() && matches!(rest[i + 1], b'"' | b'\\') => {
                     value.push(rest[i + 1]);
                     i += 2;
                 }
-                b'"' => {
+                // A quote closes the value only if `]` follows; otherwise it is part of the
+                // value (`[White ""Mephisto""]`, read like the reference CQL reads it).
+                b'"' if rest[i + 1..]
+                    .iter()
+                    .find(|c| !c.is_ascii_whitespace())
+                    .is_none_or(|&c| c == b']' || c == b'\n') =>
+                {
                     closed = true;
                     i += 1;
                     break;

@@ -293,6 +293,9 @@ pub fn build(text: &[u8]) -> GameTree {
             Token::Result(r) => {
                 if depth == 1 {
                     g.termination = Some(decode_text(r));
+                    // The game ends here: text after its result (engine logs in `;` comments,
+                    // say) belongs to no position, as for the reference CQL.
+                    break;
                 } else {
                     // The reference CQL ends the game at a result token even inside a variation
                     // (the rest stays in the stored text); doing the same keeps position ids and

@@ -279,8 +279,8 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     (
         "kokopu/test/resources/pgns/syntactic-error-1/database.pgn",
         23,
-        12,
-        25,
+        13,
+        26,
     ),
     (
         "kokopu/test/resources/pgns/syntactic-error-2/database.pgn",
@@ -438,7 +438,7 @@ const EXPECTED: &[(&str, u64, u64, u64)] = &[
     ("pychess/annotated.pgn", 1, 0, 0),
     ("pychess/atomic.pgn", 10, 10, 10),
     ("pychess/b.pgn", 1, 0, 0),
-    ("pychess/badpgn.pgn", 1, 1, 3),
+    ("pychess/badpgn.pgn", 1, 1, 4),
     ("pychess/bilbao.pgn", 1, 0, 0),
     ("pychess/black.pgn", 1, 0, 0),
     ("pychess/c.pgn", 1, 0, 0),

@@ -38,4 +38,4 @@ pub use schema::{
     Bitboards, CommentPlacement, CommentRef, GameMeta, GameResult, MaterialSignature, MoveCode,
     MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION,
 };
-pub use segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentStats};
+pub use segment::{GameInfo, GameRows, IssueRecord, NewGame, Segment, SegmentStats};

@@ -260,6 +260,22 @@ pub struct Segment {
     file: MappedFile,
 }
 
+/// One game as [`Segment::for_each_game`] hands it over.
+pub struct GameRows<'a> {
+    /// Its positions (game-local ids).
+    pub positions: &'a [PositionRecord],
+    /// Its comments; positions are block-local (subtract `first`).
+    pub comments: &'a [CommentRef],
+    /// Its NAGs; positions are block-local (subtract `first`).
+    pub nags: &'a [NagRef],
+    /// Block-local id of its root.
+    pub first: u32,
+    /// Its result (from the Result tag, else the termination marker).
+    pub result: GameResult,
+    /// Its text (empty unless asked for).
+    pub text: &'a [u8],
+}
+
 /// The location and provenance of one game inside a segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameInfo {
@@ -394,7 +410,7 @@ impl Segment {
     pub fn for_each_game(
         &self,
         with_text: bool,
-        mut f: impl FnMut(u32, &[PositionRecord], &[u8]) -> Result<()>,
+        mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
     ) -> Result<()> {
         let g = &self.data().games;
         let games = self.games() as usize;
@@ -437,7 +453,23 @@ impl Segment {
                         .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
                 }
             }
-            f(i as u32, positions, text)?;
+            // Comments and NAGs of a block are grouped by game, in game order.
+            let (lo, hi) = (start as u32, end as u32);
+            let c0 = decoded.comments.partition_point(|c| c.position < lo);
+            let c1 = decoded.comments.partition_point(|c| c.position < hi);
+            let n0 = decoded.nags.partition_point(|n| n.position < lo);
+            let n1 = decoded.nags.partition_point(|n| n.position < hi);
+            f(
+                i as u32,
+                GameRows {
+                    positions,
+                    comments: decoded.comments.get(c0..c1).unwrap_or_default(),
+                    nags: decoded.nags.get(n0..n1).unwrap_or_default(),
+                    first: lo,
+                    result: GameResult::from_u8(g.result[i]),
+                    text,
+                },
+            )?;
         }
         Ok(())
     }
