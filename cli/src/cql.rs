@@ -66,25 +66,85 @@ pub struct CqlSummary {
 /// Games per parallel batch when streaming PGN.
 const BATCH: usize = 512;
 
-struct Sink {
-    out: Option<Box<dyn Write>>,
+struct Sink<'a> {
+    out: Option<Box<dyn Write + 'a>>,
     opts: OutputOptions,
     summary: CqlSummary,
+    /// `sort matchcount`: selected games wait here (key, number, PGN) until the end.
+    sorted: Option<Vec<(i64, u64, Vec<u8>)>>,
 }
 
-impl Sink {
-    fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
-        self.summary.games += 1;
-        self.summary.positions += visited(game);
-        self.summary.messages.extend(m.messages.iter().cloned());
-        for w in &m.warnings {
-            self.summary.warnings.push((game.number, w.clone()));
+/// What one game contributes to the run.
+#[derive(Default)]
+struct GameOut {
+    number: u64,
+    positions: u64,
+    selected: bool,
+    sort_key: i64,
+    pgn: Vec<u8>,
+    messages: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl GameOut {
+    fn of(game: &Game, m: &GameMatch, opts: Option<&OutputOptions>) -> Result<Self> {
+        let mut pgn = Vec::new();
+        if let (true, Some(opts)) = (m.selected, opts) {
+            write_game(&mut pgn, game, m, opts)?;
         }
-        if m.selected {
-            self.summary.matched.push(game.number);
-            if let Some(w) = self.out.as_mut() {
-                write_game(w.as_mut(), game, m, &self.opts)?;
+        Ok(Self {
+            number: game.number,
+            positions: visited(game),
+            selected: m.selected,
+            sort_key: m.matched.len() as i64,
+            pgn,
+            messages: m.messages.clone(),
+            warnings: m.warnings.clone(),
+        })
+    }
+}
+
+impl Sink<'_> {
+    fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
+        let writing = self.out.is_some();
+        let g = GameOut::of(game, m, writing.then_some(&self.opts))?;
+        self.accept(g)
+    }
+
+    fn accept(&mut self, g: GameOut) -> Result<()> {
+        self.summary.games += 1;
+        self.summary.positions += g.positions;
+        self.summary.messages.extend(g.messages);
+        for w in g.warnings {
+            self.summary.warnings.push((g.number, w));
+        }
+        if !g.selected {
+            return Ok(());
+        }
+        if let Some(sorted) = self.sorted.as_mut() {
+            sorted.push((g.sort_key, g.number, g.pgn));
+            return Ok(());
+        }
+        self.summary.matched.push(g.number);
+        if let Some(w) = self.out.as_mut() {
+            w.write_all(&g.pgn)?;
+        }
+        Ok(())
+    }
+
+    /// Writes sorted output (largest key first, ties in input order) and flushes.
+    fn finish(&mut self) -> Result<()> {
+        if let Some(mut sorted) = self.sorted.take() {
+            sorted.sort_by(|a, b| b.0.cmp(&a.0));
+            for (_, number, pgn) in sorted {
+                self.summary.matched.push(number);
+                if let Some(w) = self.out.as_mut() {
+                    w.write_all(&pgn)?;
+                }
             }
+        }
+        if let Some(w) = self.out.as_mut() {
+            w.flush()?;
         }
         Ok(())
     }
@@ -95,6 +155,42 @@ fn visited(game: &Game) -> u64 {
         game.len() as u64
     } else {
         game.positions.iter().filter(|p| p.depth == 0).count() as u64
+    }
+}
+
+/// Evaluates a parsed query over games already in memory, in order, writing the selected games
+/// to `out` exactly as `cqldb cql` would (sorting included). Used by the conformance tests.
+pub fn run_games<'a>(
+    query: &cqldb_planner::Query,
+    games: impl IntoIterator<Item = &'a Game>,
+    out: Option<Box<dyn Write + 'a>>,
+) -> Result<CqlSummary> {
+    let opts = output_options(query);
+    let mut engine = Engine::new(query.clone(), false);
+    let sorted = query.header.sort_matchcount.then(Vec::new);
+    let mut sink = Sink {
+        out,
+        opts,
+        summary: CqlSummary::default(),
+        sorted,
+    };
+    for g in games {
+        let m = engine.run_game(g);
+        sink.take(g, &m)?;
+    }
+    sink.finish()?;
+    Ok(std::mem::take(&mut sink.summary))
+}
+
+fn output_options(query: &cqldb_planner::Query) -> OutputOptions {
+    OutputOptions {
+        matchstring: query
+            .header
+            .matchstring
+            .clone()
+            .unwrap_or_else(|| "CQL".to_owned()),
+        silent: query.header.silent,
+        quiet: query.header.quiet,
     }
 }
 
@@ -117,15 +213,7 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
     if r.mainline {
         query.header.variations = false;
     }
-    let opts = OutputOptions {
-        matchstring: query
-            .header
-            .matchstring
-            .clone()
-            .unwrap_or_else(|| "CQL".to_owned()),
-        silent: query.header.silent,
-        quiet: query.header.quiet,
-    };
+    let opts = output_options(&query);
     let engine = Engine::new(query, r.variations && !r.mainline);
     let out: Option<Box<dyn Write>> = match &r.output {
         None => None,
@@ -136,22 +224,22 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
         ))),
     };
+    let sorted = engine.query().header.sort_matchcount.then(Vec::new);
     let mut sink = Sink {
         out,
         opts,
         summary: CqlSummary::default(),
+        sorted,
     };
     match &r.source {
         Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
         Source::Db(dir) => run_db(&Database::open(dir)?, engine, &mut sink)?,
     }
-    if let Some(w) = sink.out.as_mut() {
-        w.flush()?;
-    }
+    sink.finish()?;
     Ok(sink.summary)
 }
 
-fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink) -> Result<()> {
+fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> {
     let stateless = !engine.query().has_state();
     let variations = engine.variations;
     let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -212,18 +300,7 @@ fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink) -> Result<()> {
     result.and(read_result)
 }
 
-/// Output of one segment evaluated on its own.
-#[derive(Default)]
-struct SegmentOut {
-    games: u64,
-    positions: u64,
-    matched: Vec<u64>,
-    messages: Vec<String>,
-    warnings: Vec<(u64, String)>,
-    pgn: Vec<u8>,
-}
-
-fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink) -> Result<()> {
+fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> {
     let variations = engine.variations;
     let with_text = engine.query().reads_tags || sink.out.is_some();
     let writing = sink.out.is_some();
@@ -255,49 +332,33 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink) -> Result<()> {
     }
     // A few segments at a time, so that buffered output stays bounded.
     let width = rayon::current_num_threads().max(1);
+    let opts = writing.then(|| sink.opts.clone());
     for chunk in segments.chunks(width) {
-        let outs: Vec<Result<SegmentOut>> = chunk
+        let outs: Vec<Result<Vec<GameOut>>> = chunk
             .par_iter()
             .map(|(first, seg)| {
                 let mut e = engine.fork();
-                let mut out = SegmentOut::default();
+                let mut outs = Vec::new();
                 let mut failure = None;
                 seg.for_each_game(with_text, |local, rows| {
                     let game =
                         game_from_rows(first + u64::from(local), &rows, with_text, variations);
                     let m = e.run_game(&game);
-                    out.games += 1;
-                    out.positions += visited(&game);
-                    out.messages.extend(m.messages.iter().cloned());
-                    for w in &m.warnings {
-                        out.warnings.push((game.number, w.clone()));
-                    }
-                    if m.selected {
-                        out.matched.push(game.number);
-                        if writing
-                            && failure.is_none()
-                            && let Err(err) = write_game(&mut out.pgn, &game, &m, &sink.opts)
-                        {
-                            failure = Some(err);
-                        }
+                    match GameOut::of(&game, &m, opts.as_ref()) {
+                        Ok(g) => outs.push(g),
+                        Err(err) => failure = Some(err),
                     }
                     Ok(())
                 })?;
                 if let Some(e) = failure {
-                    return Err(e.into());
+                    return Err(e);
                 }
-                Ok(out)
+                Ok(outs)
             })
             .collect();
         for out in outs {
-            let out = out?;
-            sink.summary.games += out.games;
-            sink.summary.positions += out.positions;
-            sink.summary.matched.extend(out.matched);
-            sink.summary.messages.extend(out.messages);
-            sink.summary.warnings.extend(out.warnings);
-            if let Some(w) = sink.out.as_mut() {
-                w.write_all(&out.pgn)?;
+            for g in out? {
+                sink.accept(g)?;
             }
         }
     }

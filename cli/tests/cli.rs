@@ -230,3 +230,89 @@ fn sigkill_during_a_build_leaves_the_previous_state() {
     let expected_segments = done.stats().unwrap().segments as usize;
     assert_eq!(leftovers.len(), expected_segments, "{leftovers:?}");
 }
+
+#[test]
+fn cql_over_pgn_and_index_with_reference_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n\n\
+         1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n\
+         [Event \"b\"]\n[Result \"*\"]\n\n1. d4 (1. e4 e5 2. Qh5 Ke7 3. Qxe5#) d5 *\n",
+    )
+    .unwrap();
+    // Reference-style options; the matching game is written with its marks.
+    let out = ok(&["cql", "-cql", "mate", "-i", s(&pgn), "-o", "-"]);
+    assert!(out.contains("{Game number 1}"), "{out}");
+    assert!(out.contains("4.Qxf7# {CQL} 1-0"), "{out}");
+    assert!(!out.contains("Game number 2"), "{out}");
+    // -variations reaches the mate inside the variation of game 2.
+    let out = ok(&[
+        "cql",
+        "-cql",
+        "mate",
+        "-i",
+        s(&pgn),
+        "-variations",
+        "-o",
+        "-",
+    ]);
+    assert!(out.contains("Game number 2"), "{out}");
+    assert!(out.contains("3.Qxe5# {CQL} )"), "{out}");
+    // The same over an index.
+    let db = dir.path().join("db");
+    ok(&["index", "--quiet", "--db", s(&db), s(&pgn)]);
+    let from_db = ok(&[
+        "cql",
+        "--cql",
+        "mate",
+        "--db",
+        s(&db),
+        "--variations",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(from_db, out);
+    // -gamenumber, -matchstring, -silent.
+    let out = ok(&[
+        "cql",
+        "-cql",
+        "mate",
+        "-i",
+        s(&pgn),
+        "-variations",
+        "-gamenumber",
+        "2",
+        "2",
+        "-matchstring",
+        "HIT",
+        "-o",
+        "-",
+    ]);
+    assert!(
+        out.contains("{HIT}") && !out.contains("Game number 1}"),
+        "{out}"
+    );
+    let out = ok(&["cql", "-cql", "mate", "-i", s(&pgn), "-silent", "-o", "-"]);
+    assert!(
+        !out.contains("Game number") && !out.contains("CQL"),
+        "{out}"
+    );
+}
+
+#[test]
+fn cql_errors_point_at_the_span() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("q.cql");
+    std::fs::write(&q, "cql()\nmate\nr > R\n").unwrap();
+    let out = cqldb(&["cql", s(&q), "-i", "nothing.pgn"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("q.cql:3:3"), "{err}");
+    assert!(err.contains("r > R"), "{err}");
+    assert!(
+        err.contains('┬') || err.contains('^'),
+        "caret under the span: {err}"
+    );
+}

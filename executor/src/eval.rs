@@ -29,6 +29,8 @@ pub struct GameMatch {
     pub messages: Vec<String>,
     /// Why parts of the query could not be evaluated on this game (each once).
     pub warnings: Vec<String>,
+    /// Sort values to show in the game comment (`matchcount: 22`).
+    pub sort_notes: Vec<String>,
     /// Whether the game passes `matchcount` and the header filters.
     pub selected: bool,
 }
@@ -150,6 +152,9 @@ impl Engine {
         let (lo, hi) = h.matchcount.unwrap_or((1, i64::MAX));
         let n = out.matched.len() as i64;
         out.selected = n >= lo.max(1) && n <= hi;
+        if h.sort_matchcount {
+            out.sort_notes.push(format!("matchcount: {n}"));
+        }
         out.comments = cx.comments;
         out.messages = cx.messages;
         out.warnings = cx.warnings;
@@ -585,7 +590,19 @@ impl Engine {
                     };
                     text.push_str(&piece);
                 }
-                cx.messages.push(text);
+                // The reference's format: `Game: 42 move 87(btm): text`.
+                let root_black = cx.game.positions[0].turn() == shakmaty::Color::Black;
+                let rec = &cx.game.positions[cx.cur as usize];
+                let number = 1 + (i64::from(rec.ply) + i64::from(root_black)) / 2;
+                let side = if rec.turn() == shakmaty::Color::White {
+                    "wtm"
+                } else {
+                    "btm"
+                };
+                cx.messages.push(format!(
+                    "Game: {} move {number}({side}): {text}",
+                    cx.game.number
+                ));
                 Some(Value::Matched)
             }
             Transform(alts) => {

@@ -87,7 +87,16 @@ impl Engine {
             }
             Expr::Move(m) => self.legacy_move(m, cx),
             Expr::From => here.map(|c| Value::Set(1 << c.from)),
-            Expr::To => here.map(|c| Value::Set(1 << c.dest)),
+            // For castling `to` covers the rook's new square too, so `to attacks k` sees a
+            // check given by the castled rook (as the reference does: O-O# is no discovery).
+            Expr::To => here.map(|c| {
+                let rook = match c.kind {
+                    MoveKind::Castle if c.king_side => 1u64 << (c.dest - 1),
+                    MoveKind::Castle => 1u64 << (c.dest + 1),
+                    _ => 0,
+                };
+                Value::Set(1 << c.dest | rook)
+            }),
             Expr::Castled(which) => here
                 .filter(|c| {
                     c.kind == MoveKind::Castle

@@ -75,6 +75,13 @@ pub fn write_game(
         root.push(Segment::added(format!("Game number {}", game.number)));
     }
     root.extend(added[0].drain(..).map(Segment::added));
+    if !opts.silent {
+        // Sort values follow after two spaces: `{Game number 936  matchcount: 22}`.
+        for (i, note) in m.sort_notes.iter().enumerate() {
+            let lead = if i == 0 { " " } else { "" };
+            root.push(Segment::added(format!("{lead}{note}")));
+        }
+    }
     if !root.is_empty() {
         w.comment_glued(&root)?;
         w.newline()?;
@@ -439,6 +446,9 @@ impl Wrap<'_> {
         let mut first = true;
         for part in parts {
             let mask = touched && part.original;
+            if !first && part.text.starts_with(' ') {
+                self.space()?;
+            }
             for word in part.text.split_whitespace() {
                 if !first {
                     self.space()?;
