@@ -135,7 +135,7 @@ impl Sink<'_> {
     /// Writes sorted output (largest key first, ties in input order) and flushes.
     fn finish(&mut self) -> Result<()> {
         if let Some(mut sorted) = self.sorted.take() {
-            sorted.sort_by(|a, b| b.0.cmp(&a.0));
+            sorted.sort_by_key(|g| std::cmp::Reverse(g.0));
             for (_, number, pgn) in sorted {
                 self.summary.matched.push(number);
                 if let Some(w) = self.out.as_mut() {
