@@ -17,6 +17,7 @@
 pub mod ast;
 pub mod error;
 mod filters;
+pub mod gtql;
 pub mod keywords;
 mod parser;
 pub mod token;

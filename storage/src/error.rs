@@ -43,6 +43,9 @@ pub enum StorageError {
     /// A failure inside the tantivy tag index.
     #[error("tag index: {0}")]
     Tags(#[from] tantivy::TantivyError),
+    /// A malformed search-tree log (line and reason).
+    #[error("search-tree log: {0}")]
+    Format(String),
     /// A game or position number outside the database.
     #[error("{what} {number} does not exist (the database holds {available})")]
     NotFound {

@@ -23,6 +23,7 @@ pub mod columns;
 pub mod db;
 pub mod error;
 pub mod file;
+pub mod gtl;
 pub mod replay;
 pub mod schema;
 pub mod segment;

@@ -1,0 +1,176 @@
+//! GTQL: the single-pass evaluator against the naive one on random trees and queries, and
+//! hand-drawn trees with hand-computed answers for every scope rule.
+
+use cqldb_executor::gtql::{Answer, Pass, naive_answers};
+use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
+use cqldb_storage::gtl::Chunk;
+use proptest::prelude::*;
+
+fn names() -> GtqlNames {
+    GtqlNames {
+        attrs: vec!["a".into(), "b".into(), "c".into()],
+        consts: vec![("Red".into(), 1), ("Blue".into(), 2)],
+    }
+}
+
+/// Runs the single pass, feeding the tree in chunks of `chunk` nodes.
+fn pass(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>], chunk: usize) -> Vec<Answer> {
+    let mut p = Pass::new(queries.to_vec(), 3, false, usize::MAX);
+    let mut first = 0;
+    while first < levels.len() {
+        let end = (first + chunk).min(levels.len());
+        let c = Chunk {
+            first_id: first as u64,
+            levels: levels[first..end].to_vec(),
+            moves: Vec::new(),
+            cols: (0..3)
+                .map(|k| rows[first..end].iter().map(|r| r[k]).collect())
+                .collect(),
+        };
+        p.feed(&c);
+        first = end;
+    }
+    p.finish()
+}
+
+fn tree_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<Vec<i64>>)> {
+    (1usize..60).prop_flat_map(|n| {
+        (
+            prop::collection::vec(0u32..4, n),
+            prop::collection::vec(prop::collection::vec(-3i64..4, 3), n),
+        )
+            .prop_map(|(steps, rows)| {
+                // Turn random steps into a valid pre-order level sequence.
+                let mut levels = vec![0u32];
+                for s in steps.iter().skip(1) {
+                    let prev = *levels.last().unwrap_or(&0);
+                    let l = match s {
+                        0 => prev + 1,
+                        1 => prev.max(1),
+                        _ => 1 + (prev.saturating_sub(*s)),
+                    };
+                    levels.push(l.min(prev + 1).max(1));
+                }
+                (levels, rows)
+            })
+    })
+}
+
+const CONDS: &[&str] = &[
+    "a = 1",
+    "b > 0",
+    "c & 1",
+    "not a = 0",
+    "[^]a = a",
+    "a >= b and c < 2",
+    "a = Red or b = Blue",
+    "node_id > 3",
+];
+const CHILD: &[&str] = &[
+    "count([]a = a) >= 1",
+    "count([]b > [<]b) > 0",
+    "count(*) >= 2",
+    "sum([]c) > 1",
+    "min([]a) < 0",
+    "max([]b) = 3",
+    "avg([]a) >= 1",
+    "count(not []c & 2) = 1",
+];
+const SUB: &[&str] = &[
+    "count(*) > 3",
+    "count(a = Red) >= 2",
+    "sum(b) < 0",
+    "avg(c) > 0",
+    "count(*) = 0",
+];
+
+fn query_strategy() -> impl Strategy<Value = String> {
+    (
+        prop::option::of(0..CONDS.len()),
+        prop::option::of(0..CHILD.len()),
+        prop::option::of(0..SUB.len()),
+    )
+        .prop_map(|(n, c, s)| {
+            let mut parts = Vec::new();
+            if let Some(n) = n {
+                parts.push(format!("node: {}", CONDS[n]));
+            }
+            if let Some(c) = c {
+                parts.push(format!("child: {}", CHILD[c]));
+            }
+            if let Some(s) = s {
+                parts.push(format!("subtree: {}", SUB[s]));
+            }
+            parts.join("; ")
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn single_pass_equals_naive((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..6), chunk in 1usize..20) {
+        let queries: Vec<GtqlQuery> = texts.iter().map(|t| parse_gtql(t, &names()).expect(t)).collect();
+        let fast = pass(&queries, &levels, &rows, chunk);
+        let slow = naive_answers(&queries, &levels, &rows);
+        for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
+            prop_assert_eq!(f, s, "query {}: {}", i, &texts[i]);
+        }
+    }
+}
+
+/// The paper's kind of tree: root R with children X (Red, value 5), Y (Blue, -1); X has
+/// children X1 (Red, 2) and X2 (Red, -4); X2 has child X21 (Blue, 0).
+fn hand_tree() -> (Vec<u32>, Vec<Vec<i64>>) {
+    // attributes: a = colour, b = value, c = unused
+    let levels = vec![0, 1, 2, 2, 3, 1];
+    let rows = vec![
+        vec![2, 0, 0],  // 0 R
+        vec![1, 5, 0],  // 1 X
+        vec![1, 2, 0],  // 2 X1
+        vec![1, -4, 0], // 3 X2
+        vec![2, 0, 0],  // 4 X21
+        vec![2, -1, 0], // 5 Y
+    ];
+    (levels, rows)
+}
+
+fn ids(q: &str) -> Vec<u64> {
+    let (levels, rows) = hand_tree();
+    let query = parse_gtql(q, &names()).expect(q);
+    let a = &pass(&[query.clone()], &levels, &rows, 2)[0];
+    assert_eq!(a, &naive_answers(&[query], &levels, &rows)[0], "{q}");
+    a.hits.iter().map(|h| h.node_id).collect()
+}
+
+#[test]
+fn scope_rules_by_hand() {
+    // Subtree: proper descendants only; a leaf has count(*) = 0.
+    assert_eq!(ids("subtree: count(*) = 0"), vec![2, 4, 5]);
+    assert_eq!(ids("subtree: count(*) = 5"), vec![0]);
+    // Inside a subtree count a bare attribute is the descendant's: Red descendants.
+    assert_eq!(ids("subtree: count(a = Red) >= 2"), vec![0, 1]);
+    // Outside the count it is the node's own.
+    assert_eq!(ids("subtree: a = Red and count(*) > 0"), vec![1, 3]);
+    // Child: bare = the node's value, [] = the child's: children of the same colour.
+    assert_eq!(ids("child: count([]a = a) >= 1"), vec![0, 1]);
+    assert_eq!(ids("child: count([]a = a) = 0"), vec![2, 3, 4, 5]);
+    // [<]: the previous child; the first child has none, so comparisons with it are false.
+    assert_eq!(ids("child: count([]b < [<]b) >= 1"), vec![0, 1]);
+    assert_eq!(ids("child: count([]b >= [<]b) >= 1"), Vec::<u64>::new());
+    // Node part and [^] (beyond the paper): nodes whose parent has the same colour.
+    assert_eq!(ids("node: [^]a = a"), vec![2, 3, 5]);
+    // Aggregates beyond the paper.
+    assert_eq!(ids("child: sum([]b) = 4"), vec![0]);
+    assert_eq!(ids("child: max([]b) = 2"), vec![1]);
+    assert_eq!(ids("subtree: sum(b) = -2"), vec![1]);
+}
+
+#[test]
+fn standalone_count_counts_the_whole_tree() {
+    let (levels, rows) = hand_tree();
+    let q = parse_gtql("node: count(a = Red)", &names()).unwrap();
+    assert_eq!(pass(&[q.clone()], &levels, &rows, 4)[0].count, 3);
+    let q = parse_gtql("node: count(*)", &names()).unwrap();
+    assert_eq!(pass(&[q], &levels, &rows, 4)[0].count, 6);
+}

@@ -1,0 +1,722 @@
+//! Search-tree logs for GTQL: the schema of node attributes, the plain-text log format any
+//! engine can write with printf, and the compact columnar `.gtl` file `cqldb gtql import` makes.
+//!
+//! Text log (version 1), one line each, `#` starts a comment line:
+//!
+//! ```text
+//! gtql-log 1
+//! attr type enum PVNode=0 CUTNode=1 ALLNode=2
+//! attr flags flags QRootNode=1 QNode=2 NullMove=4 Research=8
+//! attr depth int
+//! nodes
+//! 0 - 0 0 5
+//! 1 e2e4 1 0 4
+//! ```
+//!
+//! After `nodes`, one line per node in depth-first pre-order: its level (root = 0, a child is one
+//! deeper than its parent), the move that led to it (`-` for none), then one integer per
+//! attribute in declaration order (enum constants and flag names may be written by name, flags
+//! joined with `|`). `node_id` (pre-order number, root = 0) and `last_move` always exist.
+//!
+//! `.gtl` (version 1): `GTL1`, the header text (CRC-checked), then chunks of up to
+//! [`CHUNK_NODES`] nodes, each a zstd frame of columns (levels, move indexes into the chunk's
+//! move list, one column per attribute, each stored at the narrowest width that holds its range)
+//! with its own CRC, then an end marker with the node count. A chunk is decoded on its own and
+//! only the columns a query reads are unpacked, so a tree larger than memory streams.
+
+use std::io::{BufRead, Read, Write};
+use std::path::Path;
+
+use crate::error::{Result, StorageError};
+
+/// Nodes per `.gtl` chunk.
+pub const CHUNK_NODES: usize = 1 << 16;
+const MAGIC: &[u8; 4] = b"GTL1";
+
+/// How an attribute's integers are to be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    /// A plain integer.
+    Int,
+    /// One of named values.
+    Enum(Vec<(String, i64)>),
+    /// Bit flags with names.
+    Flags(Vec<(String, i64)>),
+}
+
+/// A declared node attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttrDef {
+    /// Name (a letter, then letters, digits, `_`).
+    pub name: String,
+    /// Kind.
+    pub kind: AttrKind,
+}
+
+/// The attributes of a tree's nodes (besides `node_id` and `last_move`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeSchema {
+    /// Attributes in declaration order.
+    pub attrs: Vec<AttrDef>,
+}
+
+impl TreeSchema {
+    /// Every named constant (enum values and flag bits) with its value.
+    pub fn constants(&self) -> Vec<(String, i64)> {
+        self.attrs
+            .iter()
+            .flat_map(|a| match &a.kind {
+                AttrKind::Int => Vec::new(),
+                AttrKind::Enum(v) | AttrKind::Flags(v) => v.clone(),
+            })
+            .collect()
+    }
+
+    /// The header lines of the text format (without `gtql-log` and `nodes`).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for a in &self.attrs {
+            s.push_str("attr ");
+            s.push_str(&a.name);
+            match &a.kind {
+                AttrKind::Int => s.push_str(" int"),
+                AttrKind::Enum(v) | AttrKind::Flags(v) => {
+                    s.push_str(if matches!(a.kind, AttrKind::Enum(_)) {
+                        " enum"
+                    } else {
+                        " flags"
+                    });
+                    for (n, x) in v {
+                        s.push_str(&format!(" {n}={x}"));
+                    }
+                }
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    fn parse_attr(line: &str, lineno: usize) -> Result<AttrDef> {
+        let bad = |m: &str| StorageError::Format(format!("line {lineno}: {m}"));
+        let mut w = line.split_whitespace();
+        w.next();
+        let name = w.next().ok_or_else(|| bad("attr needs a name"))?.to_owned();
+        if !valid_name(&name) || matches!(name.as_str(), "node_id" | "last_move") {
+            return Err(bad(&format!("'{name}' is not a usable attribute name")));
+        }
+        let kind = w.next().ok_or_else(|| bad("attr needs a type"))?;
+        let mut consts = Vec::new();
+        for c in w {
+            let (n, v) = c
+                .split_once('=')
+                .ok_or_else(|| bad(&format!("expected NAME=value, found '{c}'")))?;
+            if !valid_name(n) {
+                return Err(bad(&format!("'{n}' is not a usable constant name")));
+            }
+            let v = v
+                .parse::<i64>()
+                .map_err(|_| bad(&format!("'{v}' is not an integer")))?;
+            consts.push((n.to_owned(), v));
+        }
+        let kind = match kind {
+            "int" => AttrKind::Int,
+            "enum" => AttrKind::Enum(consts),
+            "flags" => AttrKind::Flags(consts),
+            other => return Err(bad(&format!("unknown attribute type '{other}'"))),
+        };
+        Ok(AttrDef { name, kind })
+    }
+}
+
+fn valid_name(n: &str) -> bool {
+    let mut c = n.chars();
+    c.next().is_some_and(|f| f.is_ascii_alphabetic())
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+        && !matches!(
+            n,
+            "node" | "child" | "subtree" | "count" | "and" | "or" | "not"
+        )
+}
+
+/// One node as read from a log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRow {
+    /// Depth in the tree (root = 0).
+    pub level: u32,
+    /// The move that led to it (`-` for the root).
+    pub last_move: String,
+    /// Attribute values in schema order.
+    pub values: Vec<i64>,
+}
+
+/// Streams the nodes of a text log.
+pub struct TextLogReader<R> {
+    input: R,
+    schema: TreeSchema,
+    line: String,
+    lineno: usize,
+    prev_level: Option<u32>,
+}
+
+impl<R: BufRead> TextLogReader<R> {
+    /// Reads the header.
+    pub fn new(mut input: R) -> Result<Self> {
+        let mut line = String::new();
+        let mut lineno = 0;
+        let mut schema = TreeSchema::default();
+        let mut seen_magic = false;
+        loop {
+            line.clear();
+            if input
+                .read_line(&mut line)
+                .map_err(StorageError::io("log"))?
+                == 0
+            {
+                return Err(StorageError::Format("log ends before 'nodes'".into()));
+            }
+            lineno += 1;
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            if !seen_magic {
+                if t != "gtql-log 1" {
+                    return Err(StorageError::Format(format!(
+                        "line {lineno}: expected 'gtql-log 1', found '{t}'"
+                    )));
+                }
+                seen_magic = true;
+                continue;
+            }
+            if t == "nodes" {
+                break;
+            }
+            if t.starts_with("attr ") {
+                schema.attrs.push(TreeSchema::parse_attr(t, lineno)?);
+            } else {
+                return Err(StorageError::Format(format!(
+                    "line {lineno}: expected 'attr' or 'nodes', found '{t}'"
+                )));
+            }
+        }
+        Ok(Self {
+            input,
+            schema,
+            line,
+            lineno,
+            prev_level: None,
+        })
+    }
+
+    /// The declared attributes.
+    pub fn schema(&self) -> &TreeSchema {
+        &self.schema
+    }
+
+    /// The next node, `None` at the end.
+    pub fn next_node(&mut self) -> Result<Option<NodeRow>> {
+        loop {
+            self.line.clear();
+            if self
+                .input
+                .read_line(&mut self.line)
+                .map_err(StorageError::io("log"))?
+                == 0
+            {
+                return Ok(None);
+            }
+            self.lineno += 1;
+            let t = self.line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            let lineno = self.lineno;
+            let bad = |m: String| StorageError::Format(format!("line {lineno}: {m}"));
+            let mut w = t.split_whitespace();
+            let level: u32 = w
+                .next()
+                .and_then(|l| l.parse().ok())
+                .ok_or_else(|| bad("expected a level".into()))?;
+            match self.prev_level {
+                None if level != 0 => {
+                    return Err(bad("the first node must be the root (level 0)".into()));
+                }
+                Some(p) if level > p + 1 => {
+                    return Err(bad(format!(
+                        "level {level} after level {p}: a node can only be one deeper than the node before it"
+                    )));
+                }
+                Some(_) if level == 0 => return Err(bad("a second root (level 0)".into())),
+                _ => {}
+            }
+            self.prev_level = Some(level);
+            let last_move = w
+                .next()
+                .ok_or_else(|| bad("expected the last move".into()))?
+                .to_owned();
+            let mut values = Vec::with_capacity(self.schema.attrs.len());
+            for a in &self.schema.attrs {
+                let tok = w
+                    .next()
+                    .ok_or_else(|| bad(format!("missing value for '{}'", a.name)))?;
+                values.push(
+                    value_of(a, tok)
+                        .ok_or_else(|| bad(format!("'{tok}' is not a value of '{}'", a.name)))?,
+                );
+            }
+            if w.next().is_some() {
+                return Err(bad("more values than declared attributes".into()));
+            }
+            return Ok(Some(NodeRow {
+                level,
+                last_move,
+                values,
+            }));
+        }
+    }
+}
+
+fn value_of(a: &AttrDef, tok: &str) -> Option<i64> {
+    if let Ok(v) = tok.parse::<i64>() {
+        return Some(v);
+    }
+    match &a.kind {
+        AttrKind::Int => None,
+        AttrKind::Enum(c) => c.iter().find(|(n, _)| n == tok).map(|(_, v)| *v),
+        AttrKind::Flags(c) => {
+            let mut v = 0;
+            for part in tok.split('|') {
+                v |= c.iter().find(|(n, _)| n == part)?.1;
+            }
+            Some(v)
+        }
+    }
+}
+
+/// Writes a `.gtl` file: nodes are buffered one chunk at a time; the file appears under its
+/// name only when [`GtlWriter::finish`] succeeds.
+pub struct GtlWriter {
+    file: std::io::BufWriter<std::fs::File>,
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    attrs: usize,
+    levels: Vec<i64>,
+    moves: Vec<String>,
+    cols: Vec<Vec<i64>>,
+    nodes: u64,
+    prev_level: Option<u32>,
+}
+
+impl GtlWriter {
+    /// Starts a file at `path`.
+    pub fn create(path: &Path, schema: &TreeSchema) -> Result<Self> {
+        let tmp = path.with_extension("gtl.tmp");
+        let f = std::fs::File::create(&tmp).map_err(StorageError::io(&tmp))?;
+        let mut file = std::io::BufWriter::new(f);
+        let header = schema.to_text();
+        let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
+            file.write_all(b).map_err(StorageError::io(&tmp))
+        };
+        w(&mut file, MAGIC)?;
+        w(&mut file, &(header.len() as u32).to_le_bytes())?;
+        w(&mut file, &crc32fast::hash(header.as_bytes()).to_le_bytes())?;
+        w(&mut file, header.as_bytes())?;
+        Ok(Self {
+            file,
+            tmp: tmp.clone(),
+            path: path.to_owned(),
+            attrs: schema.attrs.len(),
+            levels: Vec::new(),
+            moves: Vec::new(),
+            cols: vec![Vec::new(); schema.attrs.len()],
+            nodes: 0,
+            prev_level: None,
+        })
+    }
+
+    /// Adds the next node (pre-order).
+    pub fn push(&mut self, node: &NodeRow) -> Result<()> {
+        if node.values.len() != self.attrs {
+            return Err(StorageError::Format(
+                "node has the wrong number of values".into(),
+            ));
+        }
+        let ok = match self.prev_level {
+            None => node.level == 0,
+            Some(p) => node.level >= 1 && node.level <= p + 1,
+        };
+        if !ok {
+            return Err(StorageError::Format(format!(
+                "node {} has level {} after {:?}: not a pre-order tree",
+                self.nodes, node.level, self.prev_level
+            )));
+        }
+        self.prev_level = Some(node.level);
+        self.levels.push(i64::from(node.level));
+        self.moves.push(node.last_move.clone());
+        for (c, v) in self.cols.iter_mut().zip(&node.values) {
+            c.push(*v);
+        }
+        self.nodes += 1;
+        if self.levels.len() == CHUNK_NODES {
+            self.flush_chunk()?;
+        }
+        Ok(())
+    }
+
+    fn flush_chunk(&mut self) -> Result<()> {
+        let n = self.levels.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let mut raw = Vec::with_capacity(n * (2 + self.attrs));
+        pack_column(&mut raw, &self.levels);
+        // Moves: the chunk's distinct moves, then an index per node.
+        let mut table: Vec<&str> = Vec::new();
+        let mut index = rustc_hash::FxHashMap::default();
+        let mut ids = Vec::with_capacity(n);
+        for m in &self.moves {
+            let id = *index.entry(m.as_str()).or_insert_with(|| {
+                table.push(m.as_str());
+                table.len() - 1
+            });
+            ids.push(id as i64);
+        }
+        raw.extend_from_slice(&(table.len() as u32).to_le_bytes());
+        for m in &table {
+            let b = m.as_bytes();
+            let len = b.len().min(255);
+            raw.push(len as u8);
+            raw.extend_from_slice(&b[..len]);
+        }
+        pack_column(&mut raw, &ids);
+        for c in &self.cols {
+            pack_column(&mut raw, c);
+        }
+        let z = zstd::bulk::compress(&raw, 3).map_err(StorageError::io(&self.tmp))?;
+        let tmp = self.tmp.clone();
+        let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
+            file.write_all(b).map_err(StorageError::io(&tmp))
+        };
+        w(&mut self.file, &(n as u32).to_le_bytes())?;
+        w(&mut self.file, &(raw.len() as u32).to_le_bytes())?;
+        w(&mut self.file, &(z.len() as u32).to_le_bytes())?;
+        w(&mut self.file, &crc32fast::hash(&z).to_le_bytes())?;
+        w(&mut self.file, &z)?;
+        self.levels.clear();
+        self.moves.clear();
+        for c in &mut self.cols {
+            c.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes the last chunk and the end marker, syncs, and renames the file into place.
+    pub fn finish(mut self) -> Result<u64> {
+        self.flush_chunk()?;
+        let tmp = self.tmp.clone();
+        self.file
+            .write_all(&0u32.to_le_bytes())
+            .and_then(|_| self.file.write_all(&self.nodes.to_le_bytes()))
+            .map_err(StorageError::io(&tmp))?;
+        let f = self
+            .file
+            .into_inner()
+            .map_err(|e| StorageError::io(&tmp)(e.into_error()))?;
+        f.sync_all().map_err(StorageError::io(&tmp))?;
+        std::fs::rename(&tmp, &self.path).map_err(StorageError::io(&self.path))?;
+        Ok(self.nodes)
+    }
+}
+
+/// Frame-of-reference packing: base (i64), width (1, 2, 4 or 8 bytes), values - base.
+fn pack_column(out: &mut Vec<u8>, v: &[i64]) {
+    let min = v.iter().copied().min().unwrap_or(0);
+    let max = v.iter().copied().max().unwrap_or(0);
+    let span = (max as i128 - min as i128) as u128;
+    let width: u8 = if span < 1 << 8 {
+        1
+    } else if span < 1 << 16 {
+        2
+    } else if span < 1 << 32 {
+        4
+    } else {
+        8
+    };
+    out.extend_from_slice(&min.to_le_bytes());
+    out.push(width);
+    for &x in v {
+        let d = x.wrapping_sub(min) as u64;
+        out.extend_from_slice(&d.to_le_bytes()[..width as usize]);
+    }
+}
+
+/// Reads a packed column of `n` values at `at`, advancing it; `want` = false skips it.
+fn unpack_column(raw: &[u8], at: &mut usize, n: usize, want: bool) -> Option<Vec<i64>> {
+    let base = i64::from_le_bytes(raw.get(*at..*at + 8)?.try_into().ok()?);
+    let width = *raw.get(*at + 8)? as usize;
+    if !matches!(width, 1 | 2 | 4 | 8) {
+        return None;
+    }
+    let start = *at + 9;
+    let end = start.checked_add(width.checked_mul(n)?)?;
+    let bytes = raw.get(start..end)?;
+    *at = end;
+    if !want {
+        return Some(Vec::new());
+    }
+    Some(match width {
+        1 => bytes
+            .iter()
+            .map(|&b| base.wrapping_add(i64::from(b)))
+            .collect(),
+        2 => bytes
+            .chunks_exact(2)
+            .map(|c| base.wrapping_add(i64::from(u16::from_le_bytes([c[0], c[1]]))))
+            .collect(),
+        4 => bytes
+            .chunks_exact(4)
+            .map(|c| base.wrapping_add(i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))))
+            .collect(),
+        _ => bytes
+            .chunks_exact(8)
+            .map(|c| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(c);
+                base.wrapping_add(u64::from_le_bytes(a) as i64)
+            })
+            .collect(),
+    })
+}
+
+/// A decoded chunk: levels always, moves and attribute columns as asked.
+#[derive(Debug, Default)]
+pub struct Chunk {
+    /// Pre-order number of the chunk's first node.
+    pub first_id: u64,
+    /// Level of each node.
+    pub levels: Vec<u32>,
+    /// Last move of each node (empty unless asked for).
+    pub moves: Vec<String>,
+    /// Attribute columns in schema order (empty where not asked for).
+    pub cols: Vec<Vec<i64>>,
+}
+
+/// Streams the chunks of a `.gtl` file.
+pub struct GtlReader {
+    file: std::io::BufReader<std::fs::File>,
+    schema: TreeSchema,
+    path: std::path::PathBuf,
+    next_id: u64,
+    done: bool,
+    /// Total nodes (known at the end marker).
+    pub total: Option<u64>,
+}
+
+impl GtlReader {
+    /// Opens a file and checks its header.
+    pub fn open(path: &Path) -> Result<Self> {
+        let f = std::fs::File::open(path).map_err(StorageError::io(path))?;
+        let mut file = std::io::BufReader::new(f);
+        let corrupt = |m: &str| StorageError::Corrupt {
+            path: path.to_owned(),
+            reason: m.to_owned(),
+        };
+        let mut head = [0u8; 12];
+        file.read_exact(&mut head)
+            .map_err(|_| corrupt("too short for a .gtl file"))?;
+        if &head[..4] != MAGIC {
+            return Err(corrupt("not a .gtl file (bad magic)"));
+        }
+        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        let crc = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+        if len > 1 << 20 {
+            return Err(corrupt("header too large"));
+        }
+        let mut text = vec![0u8; len];
+        file.read_exact(&mut text)
+            .map_err(|_| corrupt("truncated header"))?;
+        if crc32fast::hash(&text) != crc {
+            return Err(corrupt("header checksum mismatch"));
+        }
+        let text = String::from_utf8(text).map_err(|_| corrupt("header is not UTF-8"))?;
+        let mut schema = TreeSchema::default();
+        for (i, line) in text.lines().enumerate() {
+            schema.attrs.push(TreeSchema::parse_attr(line, i + 1)?);
+        }
+        Ok(Self {
+            file,
+            schema,
+            path: path.to_owned(),
+            next_id: 0,
+            done: false,
+            total: None,
+        })
+    }
+
+    /// The node attributes.
+    pub fn schema(&self) -> &TreeSchema {
+        &self.schema
+    }
+
+    fn corrupt(&self, m: &str) -> StorageError {
+        StorageError::Corrupt {
+            path: self.path.clone(),
+            reason: m.to_owned(),
+        }
+    }
+
+    /// The next chunk, with the moves if `moves` and the attribute columns marked in `want`.
+    pub fn next_chunk(&mut self, moves: bool, want: &[bool]) -> Result<Option<Chunk>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut head = [0u8; 4];
+        self.file
+            .read_exact(&mut head)
+            .map_err(|_| self.corrupt("truncated (no end marker)"))?;
+        let n = u32::from_le_bytes(head) as usize;
+        if n == 0 {
+            let mut total = [0u8; 8];
+            self.file
+                .read_exact(&mut total)
+                .map_err(|_| self.corrupt("truncated end marker"))?;
+            let total = u64::from_le_bytes(total);
+            if total != self.next_id {
+                return Err(self.corrupt("node count at the end does not match the chunks"));
+            }
+            self.total = Some(total);
+            self.done = true;
+            return Ok(None);
+        }
+        let mut meta = [0u8; 12];
+        self.file
+            .read_exact(&mut meta)
+            .map_err(|_| self.corrupt("truncated chunk header"))?;
+        let raw_len = u32::from_le_bytes([meta[0], meta[1], meta[2], meta[3]]) as usize;
+        let z_len = u32::from_le_bytes([meta[4], meta[5], meta[6], meta[7]]) as usize;
+        let crc = u32::from_le_bytes([meta[8], meta[9], meta[10], meta[11]]);
+        if n > CHUNK_NODES || raw_len > 64 << 20 || z_len > 64 << 20 {
+            return Err(self.corrupt("chunk sizes out of range"));
+        }
+        let mut z = vec![0u8; z_len];
+        self.file
+            .read_exact(&mut z)
+            .map_err(|_| self.corrupt("truncated chunk"))?;
+        if crc32fast::hash(&z) != crc {
+            return Err(self.corrupt("chunk checksum mismatch"));
+        }
+        let raw = zstd::bulk::decompress(&z, raw_len).map_err(|_| self.corrupt("bad chunk"))?;
+        let bad = || self.corrupt("malformed chunk");
+        let mut at = 0;
+        let levels: Vec<u32> = unpack_column(&raw, &mut at, n, true)
+            .ok_or_else(bad)?
+            .into_iter()
+            .map(|l| l as u32)
+            .collect();
+        let count = u32::from_le_bytes(
+            raw.get(at..at + 4)
+                .ok_or_else(bad)?
+                .try_into()
+                .map_err(|_| bad())?,
+        ) as usize;
+        at += 4;
+        let mut table = Vec::with_capacity(if moves { count } else { 0 });
+        for _ in 0..count {
+            let len = *raw.get(at).ok_or_else(bad)? as usize;
+            let s = raw.get(at + 1..at + 1 + len).ok_or_else(bad)?;
+            if moves {
+                table.push(String::from_utf8_lossy(s).into_owned());
+            }
+            at += 1 + len;
+        }
+        let ids = unpack_column(&raw, &mut at, n, moves).ok_or_else(bad)?;
+        let move_list = if moves {
+            ids.iter()
+                .map(|&i| table.get(i as usize).cloned().ok_or_else(bad))
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        let mut cols = Vec::with_capacity(self.schema.attrs.len());
+        for k in 0..self.schema.attrs.len() {
+            let w = want.get(k).copied().unwrap_or(false);
+            cols.push(unpack_column(&raw, &mut at, n, w).ok_or_else(bad)?);
+        }
+        let first_id = self.next_id;
+        self.next_id += n as u64;
+        Ok(Some(Chunk {
+            first_id,
+            levels,
+            moves: move_list,
+            cols,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "# a tree\ngtql-log 1\nattr type enum PVNode=0 CUTNode=1 ALLNode=2\n\
+attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e2e4 CUTNode QRootNode|QNode -300000\n2 e7e5 2 2 7\n1 d2d4 ALLNode 0 1\n";
+
+    #[test]
+    fn text_log_round_trips_through_gtl() {
+        let mut r = TextLogReader::new(LOG.as_bytes()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.gtl");
+        let mut w = GtlWriter::create(&path, r.schema()).unwrap();
+        let mut rows = Vec::new();
+        while let Some(n) = r.next_node().unwrap() {
+            w.push(&n).unwrap();
+            rows.push(n);
+        }
+        assert_eq!(w.finish().unwrap(), 4);
+        assert_eq!(rows[1].values, vec![1, 3, -300000]);
+        let mut g = GtlReader::open(&path).unwrap();
+        assert_eq!(g.schema(), r.schema());
+        let c = g.next_chunk(true, &[true, true, true]).unwrap().unwrap();
+        assert_eq!(c.levels, vec![0, 1, 2, 1]);
+        assert_eq!(c.moves, vec!["-", "e2e4", "e7e5", "d2d4"]);
+        assert_eq!(c.cols[2], vec![5, -300000, 7, 1]);
+        assert!(g.next_chunk(false, &[]).unwrap().is_none());
+        assert_eq!(g.total, Some(4));
+    }
+
+    #[test]
+    fn bad_logs_are_errors_with_lines() {
+        for (log, want) in [
+            ("gtql-log 2\n", "line 1"),
+            ("gtql-log 1\nattr x float\nnodes\n", "line 2"),
+            ("gtql-log 1\nattr x int\nnodes\n1 - 0\n", "line 4"),
+            ("gtql-log 1\nattr x int\nnodes\n0 - 0\n2 a 0\n", "line 5"),
+            ("gtql-log 1\nattr x int\nnodes\n0 - zz\n", "line 4"),
+        ] {
+            let err = TextLogReader::new(log.as_bytes()).and_then(|mut r| {
+                while r.next_node()?.is_some() {}
+                Ok(())
+            });
+            let msg = err.unwrap_err().to_string();
+            assert!(msg.contains(want), "{log:?}: {msg}");
+        }
+    }
+
+    #[test]
+    fn corrupt_gtl_is_an_error() {
+        let mut r = TextLogReader::new(LOG.as_bytes()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.gtl");
+        let mut w = GtlWriter::create(&path, r.schema()).unwrap();
+        while let Some(n) = r.next_node().unwrap() {
+            w.push(&n).unwrap();
+        }
+        w.finish().unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 20;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let mut g = GtlReader::open(&path).unwrap();
+        assert!(g.next_chunk(true, &[true, true, true]).is_err());
+    }
+}
