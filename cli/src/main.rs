@@ -103,6 +103,30 @@ enum Command {
         #[arg(long)]
         matchstring: Option<String>,
     },
+    /// GTQL over search-tree logs or indexed game trees.
+    ///
+    /// `cqldb gtql import LOG [--out TREE.gtl]`, `cqldb gtql 'QUERY' TREE.gtl`,
+    /// `cqldb gtql -f QUERIES TREE.gtl` (all queries in one pass), `cqldb gtql 'QUERY' --db DIR`,
+    /// `cqldb gtql stats TREE.gtl`.
+    Gtql {
+        /// `import LOG`, `stats TREE`, or a query and a tree file.
+        args: Vec<String>,
+        /// A file of queries, one per line.
+        #[arg(short = 'f', long)]
+        file: Option<PathBuf>,
+        /// Query the game trees of this database instead of a tree file.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Output file of `import`.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Result format.
+        #[arg(long, value_enum, default_value_t = commands::gtql::Format::Table)]
+        format: commands::gtql::Format,
+        /// Nodes listed per query (all are counted).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
     /// Totals of a database: games, positions, variations, errors, size.
     Info {
         /// Database directory.
@@ -191,6 +215,21 @@ fn main() -> std::process::ExitCode {
             quiet,
         } => commands::index::run(&inputs, &db, threads, segment_positions, quiet),
         Command::Info { db } => commands::info::run(&db),
+        Command::Gtql {
+            args,
+            file,
+            db,
+            out,
+            format,
+            limit,
+        } => commands::gtql::run(commands::gtql::Args {
+            args,
+            file,
+            db,
+            out,
+            format,
+            limit,
+        }),
         Command::Cql {
             file,
             cql,

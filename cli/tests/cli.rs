@@ -316,3 +316,60 @@ fn cql_errors_point_at_the_span() {
         "caret under the span: {err}"
     );
 }
+
+#[test]
+fn gtql_import_query_stats_and_db() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("t.log");
+    std::fs::write(
+        &log,
+        "gtql-log 1\nattr type enum PVNode=0 CUTNode=1 ALLNode=2\nattr value int\nnodes\n\
+         0 - PVNode 0\n1 a PVNode 3\n2 b CUTNode 1\n1 c CUTNode -2\n2 d ALLNode 5\n2 e ALLNode 6\n",
+    )
+    .unwrap();
+    let gtl = dir.path().join("t.gtl");
+    cqldb(&["gtql", "import", s(&log), "--out", s(&gtl)]);
+    let out = ok(&["gtql", "subtree: count(*) >= 2", s(&gtl)]);
+    assert!(out.contains("# 2 nodes"), "{out}");
+    assert!(out.contains("c "), "path of node 3: {out}");
+    let out = ok(&["gtql", "node: count(type = PVNode)", s(&gtl)]);
+    assert!(out.contains("# 2 nodes"), "{out}");
+    let out = ok(&[
+        "gtql",
+        "child: count([]value > [<]value) >= 1",
+        s(&gtl),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.contains("\"count\":1") && out.contains("\"node_id\":3,\"path\":[\"c\"],\"type\":1"),
+        "{out}"
+    );
+    let qf = dir.path().join("q.gtql");
+    std::fs::write(
+        &qf,
+        "node: type = CUTNode\n# comment\nsubtree: count(*) = 0\n",
+    )
+    .unwrap();
+    let out = ok(&["gtql", "-f", s(&qf), s(&gtl)]);
+    assert!(
+        out.contains("# 2 nodes") && out.contains("# 3 nodes"),
+        "{out}"
+    );
+    let out = ok(&["gtql", "stats", s(&gtl)]);
+    assert!(out.contains("nodes: 6") && out.contains("PVNode"), "{out}");
+    let bad = cqldb(&["gtql", "node: []type = 1", s(&gtl)]);
+    assert!(!bad.status.success());
+    // Over indexed PGN game trees.
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 (1. d4 d5) e5 2. Nf3 *\n").unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", "--quiet", "--db", s(&db), s(&pgn)]);
+    let out = ok(&[
+        "gtql",
+        "node: mainline; child: count(*) >= 2",
+        "--db",
+        s(&db),
+    ]);
+    assert!(out.contains("# 1 nodes"), "{out}");
+}

@@ -61,57 +61,73 @@ impl Acc {
     }
 }
 
+/// An open candidate: a node whose node part held, waiting for its subtree to end.
+#[derive(Default)]
 struct Frame {
     id: u64,
     level: u32,
     vals: Vec<i64>,
-    mv: String,
-    /// Per query: does the node part hold (so this node is a candidate)?
-    cand: Vec<bool>,
-    /// Per query, per child aggregate.
-    child: Vec<Vec<Acc>>,
-    /// Per query: children seen (for avg).
-    children: Vec<i64>,
-    /// Per query, per subtree aggregate: running totals when the node was entered.
-    entry: Vec<Vec<Acc>>,
+    path: Vec<String>,
+    child: Vec<Acc>,
+    children: i64,
+    entry: Vec<Acc>,
     entry_nodes: i64,
-    prev_child: Option<Vec<i64>>,
+    prev_child: Vec<i64>,
+    has_prev: bool,
 }
 
-/// A single-pass evaluator of several queries.
+/// Per-query state of a pass.
+struct QueryState {
+    query: GtqlQuery,
+    open: Vec<Frame>,
+    pool: Vec<Frame>,
+    totals: Vec<Acc>,
+    standalone: i64,
+    answer: Answer,
+}
+
+/// A single-pass evaluator of several queries. Per node the work is a few expression
+/// evaluations per query; frames are recycled, so nothing is allocated once the pass is warm.
 pub struct Pass {
-    queries: Vec<GtqlQuery>,
+    states: Vec<QueryState>,
     attrs: usize,
     moves: bool,
     limit: usize,
-    stack: Vec<Frame>,
-    totals: Vec<Vec<Acc>>,
+    /// Levels and values of the current node's ancestors (for `[^]`) and their moves.
+    levels: Vec<u32>,
+    vals: Vec<i64>,
+    path: Vec<String>,
     nodes: i64,
-    standalone: Vec<i64>,
-    answers: Vec<Answer>,
     next_id: u64,
+    row: Vec<i64>,
 }
 
 impl Pass {
     /// A pass over a tree whose nodes have `attrs` attributes; `moves` keeps the paths of
     /// answers; at most `limit` hits are kept per query (all are counted).
     pub fn new(queries: Vec<GtqlQuery>, attrs: usize, moves: bool, limit: usize) -> Self {
-        let n = queries.len();
-        let totals = queries
-            .iter()
-            .map(|q| vec![Acc::default(); q.subtree_aggs.len()])
+        let states = queries
+            .into_iter()
+            .map(|q| QueryState {
+                totals: vec![Acc::default(); q.subtree_aggs.len()],
+                query: q,
+                open: Vec::new(),
+                pool: Vec::new(),
+                standalone: 0,
+                answer: Answer::default(),
+            })
             .collect();
         Self {
-            queries,
+            states,
             attrs,
             moves,
             limit,
-            stack: Vec::new(),
-            totals,
+            levels: Vec::new(),
+            vals: Vec::new(),
+            path: Vec::new(),
             nodes: 0,
-            standalone: vec![0; n],
-            answers: vec![Answer::default(); n],
             next_id: 0,
+            row: vec![0; attrs + 1],
         }
     }
 
@@ -153,177 +169,209 @@ impl Pass {
 
     /// Feeds the next chunk (chunks must come in order).
     pub fn feed(&mut self, chunk: &Chunk) {
-        let mut vals = vec![0i64; self.attrs + 1];
+        let mut row = std::mem::take(&mut self.row);
+        let read: Vec<(usize, &Vec<i64>)> = chunk
+            .cols
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
         for i in 0..chunk.levels.len() {
-            for (k, col) in chunk.cols.iter().enumerate() {
-                if let Some(v) = col.get(i) {
-                    vals[k] = *v;
-                }
+            for &(k, col) in &read {
+                row[k] = col[i];
             }
-            vals[self.attrs] = self.next_id as i64;
+            row[self.attrs] = self.next_id as i64;
             let mv = if self.moves {
-                chunk.moves.get(i).cloned().unwrap_or_default()
+                chunk.moves.get(i).map_or("", String::as_str)
             } else {
-                String::new()
+                ""
             };
-            self.node(chunk.levels[i], &vals, mv);
+            self.node(chunk.levels[i], &row, mv);
         }
+        self.row = row;
     }
 
-    fn node(&mut self, level: u32, vals: &[i64], mv: String) {
-        while self.stack.last().is_some_and(|f| f.level >= level) {
-            self.close();
+    fn node(&mut self, level: u32, row: &[i64], mv: &str) {
+        let width = self.attrs + 1;
+        // Leave the subtrees this node is not in.
+        while self.levels.last().is_some_and(|&l| l >= level) {
+            self.levels.pop();
+            self.vals.truncate(self.levels.len() * width);
+            if self.moves {
+                self.path.pop();
+            }
         }
         let id = self.next_id;
         self.next_id += 1;
         self.nodes += 1;
-        let nq = self.queries.len();
-        let mut cand = vec![false; nq];
-        for (q, query) in self.queries.iter().enumerate() {
-            if let Some(a) = &query.standalone {
+        let parent = (!self.levels.is_empty()).then(|| &self.vals[self.vals.len() - width..]);
+        let (limit, moves, nodes) = (self.limit, self.moves, self.nodes);
+        for st in &mut self.states {
+            while st.open.last().is_some_and(|f| f.level >= level) {
+                if let Some(f) = st.open.pop() {
+                    close(st, &f, nodes - 1, limit);
+                    st.pool.push(f);
+                }
+            }
+            let q = &st.query;
+            if let Some(a) = &q.standalone {
                 if a.arg
                     .as_ref()
-                    .is_none_or(|e| truth(ev(e, vals, &[], None, None, &[], &[])))
+                    .is_none_or(|e| truth(ev(e, row, &[], None, None, &[], &[])))
                 {
-                    self.standalone[q] += 1;
+                    st.standalone += 1;
                 }
                 continue;
             }
-            let parent = self.stack.last().map(|f| f.vals.as_slice());
-            cand[q] = query
+            // This node as a child of its parent, if the parent is an open candidate.
+            if let Some(p) = st.open.last_mut()
+                && p.level + 1 == level
+            {
+                p.children += 1;
+                for (k, a) in q.child_aggs.iter().enumerate() {
+                    let prev = p.has_prev.then_some(p.prev_child.as_slice());
+                    if let Some((v, counted)) = agg_input(a, &p.vals, row, prev) {
+                        p.child[k].add(v, counted);
+                    }
+                }
+                if !q.child_aggs.is_empty() {
+                    p.prev_child.clear();
+                    p.prev_child.extend_from_slice(row);
+                    p.has_prev = true;
+                }
+            }
+            for (k, a) in q.subtree_aggs.iter().enumerate() {
+                if let Some((v, counted)) = agg_input(a, row, &[], None) {
+                    st.totals[k].add(v, counted);
+                }
+            }
+            let cand = q
                 .node
                 .as_ref()
-                .is_none_or(|e| truth(ev(e, vals, &[], None, parent, &[], &[])));
-            // This node as a child of its parent.
-            if let Some(p) = self.stack.last_mut() {
-                if p.cand[q] {
-                    p.children[q] += 1;
-                    for (k, a) in query.child_aggs.iter().enumerate() {
-                        let prev = p.prev_child.as_deref();
-                        if let Some((v, counted)) = agg_input(a, &p.vals, vals, prev) {
-                            p.child[q][k].add(v, counted);
-                        }
+                .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[])));
+            if cand {
+                let mut f = st.pool.pop().unwrap_or_default();
+                f.id = id;
+                f.level = level;
+                f.vals.clear();
+                f.vals.extend_from_slice(row);
+                f.child.clear();
+                f.child.resize(q.child_aggs.len(), Acc::default());
+                f.children = 0;
+                f.entry.clear();
+                f.entry.extend_from_slice(&st.totals);
+                f.entry_nodes = nodes;
+                f.has_prev = false;
+                f.path.clear();
+                if moves {
+                    f.path.extend(self.path.iter().skip(1).cloned());
+                    if !self.levels.is_empty() {
+                        f.path.push(mv.to_owned());
                     }
                 }
-            }
-            for (k, a) in query.subtree_aggs.iter().enumerate() {
-                if let Some((v, counted)) = agg_input(a, vals, &[], None) {
-                    self.totals[q][k].add(v, counted);
-                }
+                st.open.push(f);
             }
         }
-        if let Some(p) = self.stack.last_mut() {
-            if self.queries.iter().any(|q| !q.child_aggs.is_empty()) {
-                p.prev_child = Some(vals.to_vec());
-            }
-        }
-        let frame = Frame {
-            id,
-            level,
-            vals: vals.to_vec(),
-            mv,
-            child: self
-                .queries
-                .iter()
-                .map(|q| vec![Acc::default(); q.child_aggs.len()])
-                .collect(),
-            children: vec![0; nq],
-            entry: self.totals.clone(),
-            entry_nodes: self.nodes,
-            cand,
-            prev_child: None,
-        };
-        self.stack.push(frame);
-    }
-
-    fn close(&mut self) {
-        let Some(f) = self.stack.pop() else { return };
-        for (q, query) in self.queries.iter().enumerate() {
-            if !f.cand[q] || query.standalone.is_some() {
-                continue;
-            }
-            let child_vals: Vec<Option<i64>> = query
-                .child_aggs
-                .iter()
-                .enumerate()
-                .map(|(k, a)| {
-                    f.child[q][k].value(a.agg, f.child[q][k].count_items(a, f.children[q]))
-                })
-                .collect();
-            let ok_child = query
-                .child
-                .as_ref()
-                .is_none_or(|e| truth(ev(e, &f.vals, &[], None, None, &child_vals, &[])));
-            if !ok_child {
-                continue;
-            }
-            let descendants = self.nodes - f.entry_nodes;
-            let sub_vals: Vec<Option<i64>> = query
-                .subtree_aggs
-                .iter()
-                .enumerate()
-                .map(|(k, a)| {
-                    let now = self.totals[q][k];
-                    let then = f.entry[q][k];
-                    let acc = Acc {
-                        count: now.count - then.count,
-                        sum: now.sum.wrapping_sub(then.sum),
-                        min: None,
-                        max: None,
-                    };
-                    let items = if a.arg.is_none() {
-                        descendants
-                    } else {
-                        acc.count
-                    };
-                    let acc = if a.arg.is_none() {
-                        Acc {
-                            count: descendants,
-                            ..acc
-                        }
-                    } else {
-                        acc
-                    };
-                    acc.value(a.agg, items)
-                })
-                .collect();
-            let ok_sub = query
-                .subtree
-                .as_ref()
-                .is_none_or(|e| truth(ev(e, &f.vals, &[], None, None, &[], &sub_vals)));
-            if ok_sub {
-                let ans = &mut self.answers[q];
-                ans.count += 1;
-                if ans.hits.len() < self.limit {
-                    let mut path: Vec<String> = Vec::new();
-                    if self.moves {
-                        path = self.stack.iter().skip(1).map(|a| a.mv.clone()).collect();
-                        if !self.stack.is_empty() {
-                            path.push(f.mv.clone());
-                        }
-                    }
-                    ans.hits.push(Hit {
-                        node_id: f.id,
-                        path,
-                        values: f.vals[..self.attrs].to_vec(),
-                    });
-                }
-            }
+        self.levels.push(level);
+        self.vals.extend_from_slice(row);
+        if self.moves {
+            self.path.push(mv.to_owned());
         }
     }
 
     /// Ends the pass and returns one answer per query (hits sorted by node id).
-    pub fn finish(mut self) -> Vec<Answer> {
-        while !self.stack.is_empty() {
-            self.close();
+    pub fn finish(self) -> Vec<Answer> {
+        let nodes = self.nodes;
+        let limit = self.limit;
+        self.states
+            .into_iter()
+            .map(|mut st| {
+                while let Some(f) = st.open.pop() {
+                    close(&mut st, &f, nodes, limit);
+                }
+                if st.query.standalone.is_some() {
+                    st.answer.count = st.standalone as u64;
+                }
+                st.answer.hits.sort_by_key(|h| h.node_id);
+                st.answer
+            })
+            .collect()
+    }
+}
+
+/// Decides a candidate whose subtree ended after `nodes` nodes in all.
+fn close(st: &mut QueryState, f: &Frame, nodes: i64, limit: usize) {
+    let q = &st.query;
+    let attrs = f.vals.len() - 1;
+    let mut aggs: [Option<i64>; 8] = [None; 8];
+    let child_vals: Vec<Option<i64>>;
+    let child_slice: &[Option<i64>] = if q.child_aggs.len() <= 8 {
+        for (k, a) in q.child_aggs.iter().enumerate() {
+            aggs[k] = f.child[k].value(a.agg, f.child[k].count_items(a, f.children));
         }
-        for (q, query) in self.queries.iter().enumerate() {
-            if query.standalone.is_some() {
-                self.answers[q].count = self.standalone[q] as u64;
-            }
-            self.answers[q].hits.sort_by_key(|h| h.node_id);
+        &aggs[..q.child_aggs.len()]
+    } else {
+        child_vals = q
+            .child_aggs
+            .iter()
+            .enumerate()
+            .map(|(k, a)| f.child[k].value(a.agg, f.child[k].count_items(a, f.children)))
+            .collect();
+        &child_vals
+    };
+    if !q
+        .child
+        .as_ref()
+        .is_none_or(|e| truth(ev(e, &f.vals, &[], None, None, child_slice, &[])))
+    {
+        return;
+    }
+    let descendants = nodes - f.entry_nodes;
+    let mut sub = [None; 8];
+    let sub_vec: Vec<Option<i64>>;
+    let value = |k: usize, a: &AggDef| {
+        let (now, then) = (st.totals[k], f.entry[k]);
+        let count = if a.arg.is_none() {
+            descendants
+        } else {
+            now.count - then.count
+        };
+        let acc = Acc {
+            count,
+            sum: now.sum.wrapping_sub(then.sum),
+            min: None,
+            max: None,
+        };
+        acc.value(a.agg, count)
+    };
+    let sub_vals: &[Option<i64>] = if q.subtree_aggs.len() <= 8 {
+        for (k, a) in q.subtree_aggs.iter().enumerate() {
+            sub[k] = value(k, a);
         }
-        self.answers
+        &sub[..q.subtree_aggs.len()]
+    } else {
+        sub_vec = q
+            .subtree_aggs
+            .iter()
+            .enumerate()
+            .map(|(k, a)| value(k, a))
+            .collect();
+        &sub_vec
+    };
+    if !q
+        .subtree
+        .as_ref()
+        .is_none_or(|e| truth(ev(e, &f.vals, &[], None, None, &[], sub_vals)))
+    {
+        return;
+    }
+    st.answer.count += 1;
+    if st.answer.hits.len() < limit {
+        st.answer.hits.push(Hit {
+            node_id: f.id,
+            path: f.path.clone(),
+            values: f.vals[..attrs].to_vec(),
+        });
     }
 }
 

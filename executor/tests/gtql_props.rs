@@ -138,7 +138,7 @@ fn hand_tree() -> (Vec<u32>, Vec<Vec<i64>>) {
 fn ids(q: &str) -> Vec<u64> {
     let (levels, rows) = hand_tree();
     let query = parse_gtql(q, &names()).expect(q);
-    let a = &pass(&[query.clone()], &levels, &rows, 2)[0];
+    let a = &pass(std::slice::from_ref(&query), &levels, &rows, 2)[0];
     assert_eq!(a, &naive_answers(&[query], &levels, &rows)[0], "{q}");
     a.hits.iter().map(|h| h.node_id).collect()
 }
@@ -170,7 +170,10 @@ fn scope_rules_by_hand() {
 fn standalone_count_counts_the_whole_tree() {
     let (levels, rows) = hand_tree();
     let q = parse_gtql("node: count(a = Red)", &names()).unwrap();
-    assert_eq!(pass(&[q.clone()], &levels, &rows, 4)[0].count, 3);
+    assert_eq!(
+        pass(std::slice::from_ref(&q), &levels, &rows, 4)[0].count,
+        3
+    );
     let q = parse_gtql("node: count(*)", &names()).unwrap();
     assert_eq!(pass(&[q], &levels, &rows, 4)[0].count, 6);
 }

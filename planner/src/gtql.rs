@@ -314,10 +314,10 @@ impl P<'_> {
                     "avg" => Some(Agg::Avg),
                     _ => None,
                 };
-                if let Some(agg) = agg {
-                    if self.is_sym("(") {
-                        return self.aggregate(agg, span);
-                    }
+                if let Some(agg) = agg
+                    && self.is_sym("(")
+                {
+                    return self.aggregate(agg, span);
                 }
                 if let Some((_, v)) = self.names.consts.iter().find(|(c, _)| *c == n) {
                     return Ok(GExpr::Num(*v));
@@ -455,27 +455,27 @@ pub fn parse_gtql(src: &str, names: &GtqlNames) -> Result<GtqlQuery, ParseError>
             p.next();
             if p.is_sym("(") {
                 let r = p.aggregate(Agg::Count, start..start + 5);
-                if let Ok(GExpr::Agg(_)) = &r {
-                    if matches!(p.peek(), T::End | T::Sym(";")) {
-                        let def = p.aggs.pop().unwrap_or(AggDef {
-                            agg: Agg::Count,
-                            arg: None,
-                        });
-                        if def.arg.as_ref().is_some_and(uses_child_scope) {
-                            return Err(ParseError::new(
-                                "'[]' and '[<]' are only allowed in child: parts",
-                                start..p.span().start,
-                            ));
-                        }
-                        q.standalone = Some(def);
-                        if p.is_sym(";") {
-                            p.next();
-                        }
-                        if !matches!(p.peek(), T::End) {
-                            return Err(p.err("a stand-alone count answers a number; it cannot be combined with other parts"));
-                        }
-                        return Ok(q);
+                if let Ok(GExpr::Agg(_)) = &r
+                    && matches!(p.peek(), T::End | T::Sym(";"))
+                {
+                    let def = p.aggs.pop().unwrap_or(AggDef {
+                        agg: Agg::Count,
+                        arg: None,
+                    });
+                    if def.arg.as_ref().is_some_and(uses_child_scope) {
+                        return Err(ParseError::new(
+                            "'[]' and '[<]' are only allowed in child: parts",
+                            start..p.span().start,
+                        ));
                     }
+                    q.standalone = Some(def);
+                    if p.is_sym(";") {
+                        p.next();
+                    }
+                    if !matches!(p.peek(), T::End) {
+                        return Err(p.err("a stand-alone count answers a number; it cannot be combined with other parts"));
+                    }
+                    return Ok(q);
                 }
                 r?;
             }

@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! gtql-log 1
+//! const INF 32000
 //! attr type enum PVNode=0 CUTNode=1 ALLNode=2
 //! attr flags flags QRootNode=1 QNode=2 NullMove=4 Research=8
 //! attr depth int
@@ -58,23 +59,31 @@ pub struct AttrDef {
 pub struct TreeSchema {
     /// Attributes in declaration order.
     pub attrs: Vec<AttrDef>,
+    /// Constants not tied to one attribute (`const NAME value`; the GT-log aliases).
+    pub consts: Vec<(String, i64)>,
 }
 
 impl TreeSchema {
     /// Every named constant (enum values and flag bits) with its value.
     pub fn constants(&self) -> Vec<(String, i64)> {
-        self.attrs
+        let mut out: Vec<(String, i64)> = self
+            .attrs
             .iter()
             .flat_map(|a| match &a.kind {
                 AttrKind::Int => Vec::new(),
                 AttrKind::Enum(v) | AttrKind::Flags(v) => v.clone(),
             })
-            .collect()
+            .collect();
+        out.extend(self.consts.iter().cloned());
+        out
     }
 
     /// The header lines of the text format (without `gtql-log` and `nodes`).
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        for (n, v) in &self.consts {
+            s.push_str(&format!("const {n} {v}\n"));
+        }
         for a in &self.attrs {
             s.push_str("attr ");
             s.push_str(&a.name);
@@ -94,6 +103,21 @@ impl TreeSchema {
             s.push('\n');
         }
         s
+    }
+
+    fn parse_const(line: &str, lineno: usize) -> Result<(String, i64)> {
+        let bad = |m: &str| StorageError::Format(format!("line {lineno}: {m}"));
+        let mut w = line.split_whitespace().skip(1);
+        let (Some(n), Some(v), None) = (w.next(), w.next(), w.next()) else {
+            return Err(bad("expected 'const NAME value'"));
+        };
+        if !valid_name(n) {
+            return Err(bad(&format!("'{n}' is not a usable constant name")));
+        }
+        let v = v
+            .parse::<i64>()
+            .map_err(|_| bad(&format!("'{v}' is not an integer")))?;
+        Ok((n.to_owned(), v))
     }
 
     fn parse_attr(line: &str, lineno: usize) -> Result<AttrDef> {
@@ -193,6 +217,8 @@ impl<R: BufRead> TextLogReader<R> {
             }
             if t.starts_with("attr ") {
                 schema.attrs.push(TreeSchema::parse_attr(t, lineno)?);
+            } else if t.starts_with("const ") {
+                schema.consts.push(TreeSchema::parse_const(t, lineno)?);
             } else {
                 return Err(StorageError::Format(format!(
                     "line {lineno}: expected 'attr' or 'nodes', found '{t}'"
@@ -429,6 +455,144 @@ impl GtlWriter {
     }
 }
 
+/// Converts a GT-log `.gtf` file (the paper's format: post-order records with last-child and
+/// previous-sibling links) into pre-order nodes, calling `f` for each. Fields become `int`
+/// attributes, aliases constants; the last move is written as its number.
+pub fn import_gtf(
+    path: &Path,
+    mut f: impl FnMut(&TreeSchema, NodeRow) -> Result<()>,
+) -> Result<u64> {
+    let file = std::fs::File::open(path).map_err(StorageError::io(path))?;
+    // SAFETY: read-only map of a file we do not modify; a concurrent writer could only make
+    // the bounds-checked reads below fail or see other bytes.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(StorageError::io(path))?;
+    let bytes: &[u8] = &map;
+    let bad = |m: String| StorageError::Format(format!("{}: {m}", path.display()));
+    // Header: text lines.
+    let mut at = 0usize;
+    let line = |at: &mut usize| -> Result<String> {
+        let rest = bytes.get(*at..).unwrap_or_default();
+        let end = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| bad("header line without newline".into()))?;
+        let l = String::from_utf8_lossy(&rest[..end]).trim().to_owned();
+        *at += end + 1;
+        Ok(l)
+    };
+    let first = line(&mut at)?;
+    let nums: Vec<usize> = first
+        .split_whitespace()
+        .map(|w| {
+            w.parse()
+                .map_err(|_| bad(format!("bad header line '{first}'")))
+        })
+        .collect::<Result<_>>()?;
+    let [_, _, rec_size, aliases, fields] = nums[..] else {
+        return Err(bad(format!("header line '{first}' needs 5 numbers")));
+    };
+    let mut schema = TreeSchema::default();
+    for _ in 0..aliases {
+        let l = line(&mut at)?;
+        let mut w = l.split_whitespace();
+        let (Some(n), Some(v)) = (w.next(), w.next()) else {
+            return Err(bad(format!("bad alias line '{l}'")));
+        };
+        let v = v
+            .parse::<i64>()
+            .map_err(|_| bad(format!("bad alias value in '{l}'")))?;
+        schema.consts.push((n.to_owned(), v));
+    }
+    let mut layout = Vec::new();
+    for _ in 0..fields {
+        let l = line(&mut at)?;
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let [name, off, size] = w[..] else {
+            return Err(bad(format!("bad field line '{l}'")));
+        };
+        let off: usize = off
+            .parse()
+            .map_err(|_| bad(format!("bad offset in '{l}'")))?;
+        let size: usize = size
+            .parse()
+            .map_err(|_| bad(format!("bad size in '{l}'")))?;
+        if !matches!(size, 1 | 2 | 4 | 8) || off + size > rec_size {
+            return Err(bad(format!("field '{name}' does not fit the record")));
+        }
+        schema.attrs.push(AttrDef {
+            name: name.to_owned(),
+            kind: AttrKind::Int,
+        });
+        layout.push((off, size));
+    }
+    let body = &bytes[at..];
+    let stride = 16 + rec_size;
+    if !body.len().is_multiple_of(stride) {
+        return Err(bad(format!(
+            "body of {} bytes is not a whole number of {stride}-byte records",
+            body.len()
+        )));
+    }
+    let n = body.len() / stride;
+    if n == 0 {
+        return Ok(0);
+    }
+    let u32_at = |i: usize, k: usize| -> u32 {
+        let o = i * stride + 4 * k;
+        u32::from_le_bytes([body[o], body[o + 1], body[o + 2], body[o + 3]])
+    };
+    // Record i (0-based) has id i + 1; the root is the last record.
+    let mut emitted = 0u64;
+    let mut stack: Vec<(usize, u32)> = vec![(n - 1, 0)];
+    let mut kids = Vec::new();
+    while let Some((i, level)) = stack.pop() {
+        let rec = &body[i * stride + 16..(i + 1) * stride];
+        let values = layout
+            .iter()
+            .map(|&(off, size)| {
+                let mut b = [0u8; 8];
+                b[..size].copy_from_slice(&rec[off..off + size]);
+                let raw = i64::from_le_bytes(b);
+                let shift = 64 - 8 * size as u32;
+                (raw << shift) >> shift
+            })
+            .collect();
+        let mv = if level == 0 {
+            "-".to_owned()
+        } else {
+            u32_at(i, 3).to_string()
+        };
+        f(
+            &schema,
+            NodeRow {
+                level,
+                last_move: mv,
+                values,
+            },
+        )?;
+        emitted += 1;
+        if emitted > n as u64 {
+            return Err(bad("child links form a cycle".into()));
+        }
+        // Children: from the last child back along previous-sibling links, then reversed,
+        // pushed so that the first child is visited first.
+        kids.clear();
+        let mut c = u32_at(i, 1);
+        while c != 0 {
+            let ci = c as usize - 1;
+            if ci >= i || kids.len() > n {
+                return Err(bad(format!("node {} has a bad child link {c}", i + 1)));
+            }
+            kids.push(ci);
+            c = u32_at(ci, 2);
+        }
+        for &k in &kids {
+            stack.push((k, level + 1));
+        }
+    }
+    Ok(emitted)
+}
+
 /// Frame-of-reference packing: base (i64), width (1, 2, 4 or 8 bytes), values - base.
 fn pack_column(out: &mut Vec<u8>, v: &[i64]) {
     let min = v.iter().copied().min().unwrap_or(0);
@@ -542,7 +706,11 @@ impl GtlReader {
         let text = String::from_utf8(text).map_err(|_| corrupt("header is not UTF-8"))?;
         let mut schema = TreeSchema::default();
         for (i, line) in text.lines().enumerate() {
-            schema.attrs.push(TreeSchema::parse_attr(line, i + 1)?);
+            if line.starts_with("const ") {
+                schema.consts.push(TreeSchema::parse_const(line, i + 1)?);
+            } else {
+                schema.attrs.push(TreeSchema::parse_attr(line, i + 1)?);
+            }
         }
         Ok(Self {
             file,
@@ -718,5 +886,45 @@ attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e
         std::fs::write(&path, &bytes).unwrap();
         let mut g = GtlReader::open(&path).unwrap();
         assert!(g.next_chunk(true, &[true, true, true]).is_err());
+    }
+
+    #[test]
+    fn gtf_post_order_becomes_pre_order() {
+        let mut f = b"1 1 2 1 1\nPVNode 0\nval 0 2\n".to_vec();
+        let rec = |f: &mut Vec<u8>, id: u32, last: u32, prev: u32, mv: u32, val: i16| {
+            for x in [id, last, prev, mv] {
+                f.extend_from_slice(&x.to_le_bytes());
+            }
+            f.extend_from_slice(&val.to_le_bytes());
+        };
+        rec(&mut f, 1, 0, 0, 11, 5);
+        rec(&mut f, 2, 1, 0, 10, -3);
+        rec(&mut f, 3, 0, 2, 20, 7);
+        rec(&mut f, 4, 3, 0, 0, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.gtf");
+        std::fs::write(&path, &f).unwrap();
+        let mut got = Vec::new();
+        let mut consts = Vec::new();
+        let n = import_gtf(&path, |s, row| {
+            consts = s.constants();
+            got.push((row.level, row.last_move, row.values[0]));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(consts, vec![("PVNode".to_owned(), 0)]);
+        assert_eq!(
+            got,
+            vec![
+                (0, "-".to_owned(), 1),
+                (1, "10".to_owned(), -3),
+                (2, "11".to_owned(), 5),
+                (1, "20".to_owned(), 7)
+            ]
+        );
+        // A truncated body is an error, not a panic.
+        std::fs::write(&path, &f[..f.len() - 3]).unwrap();
+        assert!(import_gtf(&path, |_, _| Ok(())).is_err());
     }
 }

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod cql;
 pub mod demo;
 pub mod errors;
+pub mod gtql;
 pub mod index;
 pub mod info;
 pub mod positions;
