@@ -8,5 +8,6 @@
 
 pub mod baseline;
 pub mod sample;
+pub mod search;
 pub mod search_tree;
 pub mod synth;

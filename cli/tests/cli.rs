@@ -373,3 +373,47 @@ fn gtql_import_query_stats_and_db() {
     ]);
     assert!(out.contains("# 1 nodes"), "{out}");
 }
+
+#[test]
+fn searcher_logs_import_and_answer_the_papers_questions() {
+    use cqldb_bench_data::search::{ALIASES, FIELDS, Searcher, epd_position};
+    let dir = tempfile::tempdir().unwrap();
+    let epd = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/epd/lct2.epd"),
+    )
+    .unwrap();
+    let (pos, _) = epd_position(epd.lines().nth(14).unwrap()).unwrap();
+    let gtf = dir.path().join("t.gtf");
+    let log = gtlog::Logger::new(std::fs::File::create(&gtf).unwrap(), &ALIASES, &FIELDS).unwrap();
+    let mut searcher = Searcher::new(log, 16);
+    searcher.search(&pos, 4).unwrap();
+    let (log, nodes) = searcher.into_log();
+    log.finish().unwrap();
+    let gtl = dir.path().join("t.gtl");
+    ok(&["gtql", "import", s(&gtf), "--out", s(&gtl)]);
+    let out = ok(&["gtql", "node: count(*)", s(&gtl)]);
+    assert!(out.contains(&format!("# {nodes} nodes")), "{out}");
+    // The root (node 0) is a PV node at depth 4 and ply 0; every node is one of the three types.
+    let out = ok(&[
+        "gtql",
+        "node: node_id = 0 and type = PVNode and depth = 4 and ply = 0",
+        s(&gtl),
+    ]);
+    assert!(out.contains("# 1 nodes"), "{out}");
+    let out = ok(&[
+        "gtql",
+        "node: not (type = PVNode or type = CUTNode or type = ALLNode)",
+        s(&gtl),
+    ]);
+    assert!(out.contains("# 0 nodes"), "{out}");
+    // Quiescence roots have depth 0, their subtrees only quiescence nodes.
+    let out = ok(&[
+        "gtql",
+        "node: flags & QRootNode; subtree: count(not flags & QNode) > 0",
+        s(&gtl),
+    ]);
+    assert!(out.contains("# 0 nodes"), "{out}");
+    // Children are deeper than their parent.
+    let out = ok(&["gtql", "node: node_id > 0 and ply <= [^]ply", s(&gtl)]);
+    assert!(out.contains("# 0 nodes"), "{out}");
+}
