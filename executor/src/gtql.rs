@@ -79,8 +79,10 @@ struct Frame {
 /// Per-query state of a pass.
 struct QueryState {
     query: GtqlQuery,
-    open: Vec<Frame>,
-    pool: Vec<Frame>,
+    /// Frames stay in place; the open stack and the free list hold indexes into it.
+    frames: Vec<Frame>,
+    open: Vec<u32>,
+    free: Vec<u32>,
     totals: Vec<Acc>,
     standalone: i64,
     answer: Answer,
@@ -100,6 +102,11 @@ pub struct Pass {
     nodes: i64,
     next_id: u64,
     row: Vec<i64>,
+    /// Some query reads `[^]` (so ancestors' values are kept).
+    need_parent: bool,
+    /// Per query, per node of the current chunk: the node part's value, computed column-wise
+    /// (empty when the part reads `[^]` and is evaluated per node).
+    pre: Vec<Vec<i64>>,
 }
 
 impl Pass {
@@ -111,8 +118,9 @@ impl Pass {
             .map(|q| QueryState {
                 totals: vec![Acc::default(); q.subtree_aggs.len()],
                 query: q,
+                frames: Vec::new(),
                 open: Vec::new(),
-                pool: Vec::new(),
+                free: Vec::new(),
                 standalone: 0,
                 answer: Answer::default(),
             })
@@ -128,7 +136,19 @@ impl Pass {
             nodes: 0,
             next_id: 0,
             row: vec![0; attrs + 1],
+            need_parent: false,
+            pre: Vec::new(),
         }
+        .with_parent_flag()
+    }
+
+    fn with_parent_flag(mut self) -> Self {
+        self.need_parent = self
+            .states
+            .iter()
+            .any(|st| st.query.node.as_ref().is_some_and(reads_parent));
+        self.pre = vec![Vec::new(); self.states.len()];
+        self
     }
 
     /// Which attribute columns the queries read (plus `node_id`, always available).
@@ -169,6 +189,18 @@ impl Pass {
 
     /// Feeds the next chunk (chunks must come in order).
     pub fn feed(&mut self, chunk: &Chunk) {
+        // Node parts that do not read the parent are evaluated a column at a time.
+        let n = chunk.levels.len();
+        let mut pre = std::mem::take(&mut self.pre);
+        for (st, col) in self.states.iter().zip(pre.iter_mut()) {
+            col.clear();
+            if let Some(e) = &st.query.node
+                && let Some(v) = ev_col(e, &chunk.cols, self.next_id as i64, n, self.attrs)
+            {
+                *col = v;
+            }
+        }
+        self.pre = pre;
         let mut row = std::mem::take(&mut self.row);
         let read: Vec<(usize, &Vec<i64>)> = chunk
             .cols
@@ -186,15 +218,16 @@ impl Pass {
             } else {
                 ""
             };
-            self.node(chunk.levels[i], &row, mv);
+            self.node(chunk.levels[i], &row, mv, i);
         }
         self.row = row;
     }
 
-    fn node(&mut self, level: u32, row: &[i64], mv: &str) {
+    fn node(&mut self, level: u32, row: &[i64], mv: &str, index: usize) {
         let width = self.attrs + 1;
+        let keep = self.need_parent || self.moves;
         // Leave the subtrees this node is not in.
-        while self.levels.last().is_some_and(|&l| l >= level) {
+        while keep && self.levels.last().is_some_and(|&l| l >= level) {
             self.levels.pop();
             self.vals.truncate(self.levels.len() * width);
             if self.moves {
@@ -206,12 +239,14 @@ impl Pass {
         self.nodes += 1;
         let parent = (!self.levels.is_empty()).then(|| &self.vals[self.vals.len() - width..]);
         let (limit, moves, nodes) = (self.limit, self.moves, self.nodes);
-        for st in &mut self.states {
-            while st.open.last().is_some_and(|f| f.level >= level) {
-                if let Some(f) = st.open.pop() {
-                    close(st, &f, nodes - 1, limit);
-                    st.pool.push(f);
+        for (st, pre) in self.states.iter_mut().zip(&self.pre) {
+            while let Some(&top) = st.open.last() {
+                if st.frames[top as usize].level < level {
+                    break;
                 }
+                st.open.pop();
+                close(st, top as usize, nodes - 1, limit);
+                st.free.push(top);
             }
             let q = &st.query;
             if let Some(a) = &q.standalone {
@@ -224,7 +259,8 @@ impl Pass {
                 continue;
             }
             // This node as a child of its parent, if the parent is an open candidate.
-            if let Some(p) = st.open.last_mut()
+            if let Some(&top) = st.open.last()
+                && let p = &mut st.frames[top as usize]
                 && p.level + 1 == level
             {
                 p.children += 1;
@@ -245,12 +281,22 @@ impl Pass {
                     st.totals[k].add(v, counted);
                 }
             }
-            let cand = q
-                .node
-                .as_ref()
-                .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[])));
+            let cand = match pre.get(index) {
+                Some(&v) => v != 0,
+                None => q
+                    .node
+                    .as_ref()
+                    .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
+            };
             if cand {
-                let mut f = st.pool.pop().unwrap_or_default();
+                let slot = match st.free.pop() {
+                    Some(i) => i as usize,
+                    None => {
+                        st.frames.push(Frame::default());
+                        st.frames.len() - 1
+                    }
+                };
+                let f = &mut st.frames[slot];
                 f.id = id;
                 f.level = level;
                 f.vals.clear();
@@ -269,13 +315,15 @@ impl Pass {
                         f.path.push(mv.to_owned());
                     }
                 }
-                st.open.push(f);
+                st.open.push(slot as u32);
             }
         }
-        self.levels.push(level);
-        self.vals.extend_from_slice(row);
-        if self.moves {
-            self.path.push(mv.to_owned());
+        if keep {
+            self.levels.push(level);
+            self.vals.extend_from_slice(row);
+            if self.moves {
+                self.path.push(mv.to_owned());
+            }
         }
     }
 
@@ -286,8 +334,8 @@ impl Pass {
         self.states
             .into_iter()
             .map(|mut st| {
-                while let Some(f) = st.open.pop() {
-                    close(&mut st, &f, nodes, limit);
+                while let Some(top) = st.open.pop() {
+                    close(&mut st, top as usize, nodes, limit);
                 }
                 if st.query.standalone.is_some() {
                     st.answer.count = st.standalone as u64;
@@ -300,8 +348,9 @@ impl Pass {
 }
 
 /// Decides a candidate whose subtree ended after `nodes` nodes in all.
-fn close(st: &mut QueryState, f: &Frame, nodes: i64, limit: usize) {
+fn close(st: &mut QueryState, slot: usize, nodes: i64, limit: usize) {
     let q = &st.query;
+    let f = &st.frames[slot];
     let attrs = f.vals.len() - 1;
     let mut aggs: [Option<i64>; 8] = [None; 8];
     let child_vals: Vec<Option<i64>>;
@@ -384,6 +433,62 @@ impl Acc {
             self.count
         }
     }
+}
+
+fn reads_parent(e: &GExpr) -> bool {
+    match e {
+        GExpr::Attr(s, _) => *s == Scope::Parent,
+        GExpr::Bin(_, a, b) => reads_parent(a) || reads_parent(b),
+        GExpr::Not(a) => reads_parent(a),
+        _ => false,
+    }
+}
+
+/// Evaluates an expression of bare attributes for every node of a chunk (`None` if it reads
+/// anything else). Same results as [`ev`] on each node, without the per-node tree walk.
+fn ev_col(e: &GExpr, cols: &[Vec<i64>], first_id: i64, n: usize, attrs: usize) -> Option<Vec<i64>> {
+    Some(match e {
+        GExpr::Num(v) => vec![*v; n],
+        GExpr::Attr(Scope::Bare, a) if *a == attrs => (first_id..first_id + n as i64).collect(),
+        GExpr::Attr(Scope::Bare, a) => {
+            let c = cols.get(*a)?;
+            if c.len() != n {
+                return None;
+            }
+            c.clone()
+        }
+        GExpr::Not(a) => {
+            let mut v = ev_col(a, cols, first_id, n, attrs)?;
+            for x in &mut v {
+                *x = i64::from(*x == 0);
+            }
+            v
+        }
+        GExpr::Bin(op, a, b) => {
+            let mut x = ev_col(a, cols, first_id, n, attrs)?;
+            let y = ev_col(b, cols, first_id, n, attrs)?;
+            macro_rules! zip {
+                ($f:expr) => {
+                    for (l, r) in x.iter_mut().zip(&y) {
+                        *l = $f(*l, *r);
+                    }
+                };
+            }
+            match op {
+                GOp::BitAnd => zip!(|l: i64, r: i64| l & r),
+                GOp::And => zip!(|l: i64, r: i64| i64::from(l != 0 && r != 0)),
+                GOp::Or => zip!(|l: i64, r: i64| i64::from(l != 0 || r != 0)),
+                GOp::Lt => zip!(|l: i64, r: i64| i64::from(l < r)),
+                GOp::Gt => zip!(|l: i64, r: i64| i64::from(l > r)),
+                GOp::Le => zip!(|l: i64, r: i64| i64::from(l <= r)),
+                GOp::Ge => zip!(|l: i64, r: i64| i64::from(l >= r)),
+                GOp::Eq => zip!(|l: i64, r: i64| i64::from(l == r)),
+                GOp::Ne => zip!(|l: i64, r: i64| i64::from(l != r)),
+            }
+            x
+        }
+        _ => return None,
+    })
 }
 
 /// The value an aggregate adds for one item and whether the item counts (for `count(expr)`:

@@ -71,12 +71,12 @@ pub fn import(input: &Path, out: &Path) -> Result<u64> {
     let is_gtf = input.extension().is_some_and(|e| e == "gtf");
     if is_gtf {
         let mut writer: Option<GtlWriter> = None;
-        cqldb_storage::gtl::import_gtf(input, |schema, row| {
+        cqldb_storage::gtl::import_gtf(input, |schema, level, mv, values| {
             if writer.is_none() {
                 writer = Some(GtlWriter::create(out, schema)?);
             }
             match writer.as_mut() {
-                Some(w) => w.push(&row),
+                Some(w) => w.push_parts(level, mv, values),
                 None => Ok(()),
             }
         })?;
@@ -91,11 +91,12 @@ pub fn import(input: &Path, out: &Path) -> Result<u64> {
     let mut r = TextLogReader::new(std::io::BufReader::with_capacity(1 << 20, file))
         .with_context(|| format!("reading {}", input.display()))?;
     let mut w = GtlWriter::create(out, r.schema())?;
-    while let Some(node) = r
-        .next_node()
+    let (mut mv, mut values) = (Vec::new(), Vec::new());
+    while let Some(level) = r
+        .next_parts(&mut mv, &mut values)
         .with_context(|| format!("reading {}", input.display()))?
     {
-        w.push(&node)?;
+        w.push_parts(level, &mv, &values)?;
     }
     Ok(w.finish()?)
 }
