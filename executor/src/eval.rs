@@ -570,30 +570,15 @@ impl Engine {
                 Some(Value::Matched)
             }
             Comment(args) => {
-                let mut text = String::new();
-                for a in args {
-                    let piece = match self.eval(a, cx) {
-                        Some(v) => self.render(&v, cx),
-                        None => "<false>".to_owned(),
-                    };
-                    text.push_str(&piece);
-                }
+                let text = self.render_args(args, cx);
                 cx.comments.push((cx.cur, text));
                 Some(Value::Matched)
             }
             Message(args) => {
-                let mut text = String::new();
-                for a in args {
-                    let piece = match self.eval(a, cx) {
-                        Some(v) => self.render(&v, cx),
-                        None => "<false>".to_owned(),
-                    };
-                    text.push_str(&piece);
-                }
+                let text = self.render_args(args, cx);
                 // The reference's format: `Game: 42 move 87(btm): text`.
-                let root_black = cx.game.positions[0].turn() == shakmaty::Color::Black;
                 let rec = &cx.game.positions[cx.cur as usize];
-                let number = 1 + (i64::from(rec.ply) + i64::from(root_black)) / 2;
+                let number = cx.game.move_number(cx.cur);
                 let side = if rec.turn() == shakmaty::Color::White {
                     "wtm"
                 } else {
@@ -623,6 +608,18 @@ impl Engine {
             Dash(_) | CountMoves(_) | Move(_) | From | To | Castled(_) | EnPassant | NullMove
             | Primary | Secondary => self.eval_move(&n.expr, cx),
         }
+    }
+
+    /// The arguments of `comment`/`message` as text; a failing one prints `<false>`.
+    fn render_args(&mut self, args: &[Node], cx: &mut Cx) -> String {
+        let mut text = String::new();
+        for a in args {
+            match self.eval(a, cx) {
+                Some(v) => text.push_str(&self.render(&v, cx)),
+                None => text.push_str("<false>"),
+            }
+        }
+        text
     }
 
     fn call(&mut self, f: usize, args: &[Node], cx: &mut Cx) -> Option<Value> {

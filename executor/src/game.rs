@@ -119,6 +119,13 @@ impl Game {
         self.positions.is_empty()
     }
 
+    /// CQL's move number of a position: counted from 1 at the root, ignoring a FEN's fullmove
+    /// field (as the reference does).
+    pub fn move_number(&self, id: u32) -> i64 {
+        let root_black = self.positions[0].turn() == shakmaty::Color::Black;
+        1 + (i64::from(self.positions[id as usize].ply) + i64::from(root_black)) / 2
+    }
+
     /// Whether queries may see position `id`.
     pub fn visible(&self, id: u32) -> bool {
         self.positions

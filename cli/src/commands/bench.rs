@@ -119,16 +119,7 @@ const CQL_QUERIES: [(&str, &str); 5] = [
 
 fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCode> {
     use cqldb::cql::{CqlRun, Source, run as run_query};
-    let inputs = if inputs.is_empty() {
-        default_inputs()?
-    } else {
-        inputs
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!(
-        "cqldb bench cql: {} input file(s), {cores} core(s)",
-        inputs.len()
-    );
+    let inputs = announce("cql", inputs)?;
 
     let start = Instant::now();
     let mut base = cqldb_bench_data::baseline::ReplayStats::default();
@@ -377,6 +368,21 @@ fn gtql(nodes: u64, naive_nodes: u64) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The inputs (default: every file in ../shared/data/large), announced with the core count.
+fn announce(what: &str, inputs: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    let inputs = if inputs.is_empty() {
+        default_inputs()?
+    } else {
+        inputs
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "cqldb bench {what}: {} input file(s), {cores} core(s)",
+        inputs.len()
+    );
+    Ok(inputs)
+}
+
 fn default_inputs() -> Result<Vec<PathBuf>> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/large");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -406,16 +412,7 @@ impl<R: Read> Read for Counting<R> {
 }
 
 fn ingest(inputs: Vec<PathBuf>, threads: Option<usize>, db: Option<PathBuf>) -> Result<ExitCode> {
-    let inputs = if inputs.is_empty() {
-        default_inputs()?
-    } else {
-        inputs
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!(
-        "cqldb bench ingest: {} input file(s), {cores} core(s)",
-        inputs.len()
-    );
+    let inputs = announce("ingest", inputs)?;
 
     // Baseline: decompress + pgn-reader + shakmaty replay, one thread.
     let start = Instant::now();
