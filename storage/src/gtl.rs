@@ -250,71 +250,131 @@ impl<R: BufRead> TextLogReader<R> {
         }))
     }
 
-    /// The next node into reused buffers: returns its level, `None` at the end.
+    /// The next node into reused buffers: returns its level, `None` at the end. Lines are
+    /// parsed in the reader's buffer where they lie whole (no copy).
     pub fn next_parts(&mut self, mv: &mut Vec<u8>, values: &mut Vec<i64>) -> Result<Option<u32>> {
         loop {
-            self.bytes.clear();
-            if self
-                .input
-                .read_until(b'\n', &mut self.bytes)
-                .map_err(StorageError::io("log"))?
-                == 0
-            {
-                return Ok(None);
-            }
-            self.lineno += 1;
-            let lineno = self.lineno;
-            let bad = |m: String| StorageError::Format(format!("line {lineno}: {m}"));
-            let line = self.bytes.trim_ascii();
-            if line.is_empty() || line[0] == b'#' {
-                continue;
-            }
-            let mut w = line
-                .split(|b| b.is_ascii_whitespace())
-                .filter(|t| !t.is_empty());
-            let level = w
-                .next()
-                .and_then(parse_int)
-                .and_then(|l| u32::try_from(l).ok())
-                .ok_or_else(|| bad("expected a level".into()))?;
-            match self.prev_level {
-                None if level != 0 => {
-                    return Err(bad("the first node must be the root (level 0)".into()));
+            let buf = self.input.fill_buf().map_err(StorageError::io("log"))?;
+            if buf.is_empty() {
+                if self.bytes.is_empty() {
+                    return Ok(None);
                 }
-                Some(p) if level > p + 1 => {
-                    return Err(bad(format!(
-                        "level {level} after level {p}: a node can only be one deeper than the node before it"
-                    )));
+                self.lineno += 1;
+                let r = parse_line(
+                    &self.bytes,
+                    &self.schema,
+                    &mut self.prev_level,
+                    self.lineno,
+                    mv,
+                    values,
+                );
+                self.bytes.clear();
+                match r? {
+                    Some(l) => return Ok(Some(l)),
+                    None => continue,
                 }
-                Some(_) if level == 0 => return Err(bad("a second root (level 0)".into())),
-                _ => {}
             }
-            self.prev_level = Some(level);
-            mv.clear();
-            mv.extend_from_slice(
-                w.next()
-                    .ok_or_else(|| bad("expected the last move".into()))?,
-            );
-            values.clear();
-            for a in &self.schema.attrs {
-                let tok = w
-                    .next()
-                    .ok_or_else(|| bad(format!("missing value for '{}'", a.name)))?;
-                let v = parse_int(tok).or_else(|| value_of(a, &String::from_utf8_lossy(tok)));
-                values.push(v.ok_or_else(|| {
-                    bad(format!(
-                        "'{}' is not a value of '{}'",
-                        String::from_utf8_lossy(tok),
-                        a.name
-                    ))
-                })?);
+            match memchr::memchr(b'\n', buf) {
+                Some(pos) => {
+                    self.lineno += 1;
+                    let r = if self.bytes.is_empty() {
+                        parse_line(
+                            &buf[..pos],
+                            &self.schema,
+                            &mut self.prev_level,
+                            self.lineno,
+                            mv,
+                            values,
+                        )
+                    } else {
+                        self.bytes.extend_from_slice(&buf[..pos]);
+                        let r = parse_line(
+                            &self.bytes,
+                            &self.schema,
+                            &mut self.prev_level,
+                            self.lineno,
+                            mv,
+                            values,
+                        );
+                        self.bytes.clear();
+                        r
+                    };
+                    self.input.consume(pos + 1);
+                    if let Some(level) = r? {
+                        return Ok(Some(level));
+                    }
+                }
+                None => {
+                    let n = buf.len();
+                    self.bytes.extend_from_slice(buf);
+                    self.input.consume(n);
+                }
             }
-            if w.next().is_some() {
-                return Err(bad("more values than declared attributes".into()));
-            }
-            return Ok(Some(level));
         }
     }
+}
+
+/// Parses one node line; `None` for a blank or comment line.
+fn parse_line(
+    line: &[u8],
+    schema: &TreeSchema,
+    prev_level: &mut Option<u32>,
+    lineno: usize,
+    mv: &mut Vec<u8>,
+    values: &mut Vec<i64>,
+) -> Result<Option<u32>> {
+    let bad = |m: String| StorageError::Format(format!("line {lineno}: {m}"));
+    let line = line.trim_ascii();
+    if line.is_empty() || line[0] == b'#' {
+        return Ok(None);
+    }
+    // A cursor over space-separated tokens (faster than a split iterator).
+    let mut at = 0;
+    let mut token = || -> Option<&[u8]> {
+        while at < line.len() && line[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let start = at;
+        while at < line.len() && !line[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        (at > start).then(|| &line[start..at])
+    };
+    let level = token()
+        .and_then(parse_int)
+        .and_then(|l| u32::try_from(l).ok())
+        .ok_or_else(|| bad("expected a level".into()))?;
+    match *prev_level {
+        None if level != 0 => {
+            return Err(bad("the first node must be the root (level 0)".into()));
+        }
+        Some(p) if level > p + 1 => {
+            return Err(bad(format!(
+                "level {level} after level {p}: a node can only be one deeper than the node before it"
+            )));
+        }
+        Some(_) if level == 0 => return Err(bad("a second root (level 0)".into())),
+        _ => {}
+    }
+    *prev_level = Some(level);
+    mv.clear();
+    mv.extend_from_slice(token().ok_or_else(|| bad("expected the last move".into()))?);
+    values.clear();
+    for a in &schema.attrs {
+        let tok = token().ok_or_else(|| bad(format!("missing value for '{}'", a.name)))?;
+        let v = parse_int(tok).or_else(|| value_of(a, &String::from_utf8_lossy(tok)));
+        values.push(v.ok_or_else(|| {
+            bad(format!(
+                "'{}' is not a value of '{}'",
+                String::from_utf8_lossy(tok),
+                a.name
+            ))
+        })?);
+    }
+    if token().is_some() {
+        return Err(bad("more values than declared attributes".into()));
+    }
+    Ok(Some(level))
 }
 
 /// A decimal integer with an optional leading `-`.
@@ -353,21 +413,31 @@ fn value_of(a: &AttrDef, tok: &str) -> Option<i64> {
     }
 }
 
-/// Writes a `.gtl` file: nodes are buffered one chunk at a time; the file appears under its
-/// name only when [`GtlWriter::finish`] succeeds.
+/// One chunk's columns on their way to the writer thread.
+#[derive(Default)]
+struct ChunkData {
+    levels: Vec<i64>,
+    move_table: Vec<Vec<u8>>,
+    move_ids: Vec<i64>,
+    cols: Vec<Vec<i64>>,
+}
+
+type Finisher = std::thread::JoinHandle<Result<std::io::BufWriter<std::fs::File>>>;
+
+/// Writes a `.gtl` file: nodes are buffered one chunk at a time and each full chunk is packed,
+/// compressed and written on a second thread; the file appears under its name only when
+/// [`GtlWriter::finish`] succeeds.
 pub struct GtlWriter {
-    file: std::io::BufWriter<std::fs::File>,
     tmp: std::path::PathBuf,
     path: std::path::PathBuf,
     attrs: usize,
-    levels: Vec<i64>,
-    /// The chunk's distinct moves, their index, and each node's move index.
-    move_table: Vec<Vec<u8>>,
+    cur: ChunkData,
     move_index: rustc_hash::FxHashMap<Vec<u8>, u32>,
-    move_ids: Vec<i64>,
-    cols: Vec<Vec<i64>>,
     nodes: u64,
     prev_level: Option<u32>,
+    to_worker: Option<std::sync::mpsc::SyncSender<ChunkData>>,
+    recycled: std::sync::mpsc::Receiver<ChunkData>,
+    worker: Option<Finisher>,
 }
 
 impl GtlWriter {
@@ -384,18 +454,39 @@ impl GtlWriter {
         w(&mut file, &(header.len() as u32).to_le_bytes())?;
         w(&mut file, &crc32fast::hash(header.as_bytes()).to_le_bytes())?;
         w(&mut file, header.as_bytes())?;
+        let (to_worker, from_main) = std::sync::mpsc::sync_channel::<ChunkData>(2);
+        let (back, recycled) = std::sync::mpsc::channel::<ChunkData>();
+        let wtmp = tmp.clone();
+        let worker = std::thread::Builder::new()
+            .name("gtl-writer".into())
+            .spawn(move || -> Result<std::io::BufWriter<std::fs::File>> {
+                for mut chunk in from_main {
+                    write_chunk(&mut file, &wtmp, &chunk)?;
+                    chunk.levels.clear();
+                    chunk.move_table.clear();
+                    chunk.move_ids.clear();
+                    for c in &mut chunk.cols {
+                        c.clear();
+                    }
+                    let _ = back.send(chunk);
+                }
+                Ok(file)
+            })
+            .map_err(StorageError::io(&tmp))?;
         Ok(Self {
-            file,
-            tmp: tmp.clone(),
+            tmp,
             path: path.to_owned(),
             attrs: schema.attrs.len(),
-            levels: Vec::new(),
-            move_table: Vec::new(),
+            cur: ChunkData {
+                cols: vec![Vec::new(); schema.attrs.len()],
+                ..ChunkData::default()
+            },
             move_index: rustc_hash::FxHashMap::default(),
-            move_ids: Vec::new(),
-            cols: vec![Vec::new(); schema.attrs.len()],
             nodes: 0,
             prev_level: None,
+            to_worker: Some(to_worker),
+            recycled,
+            worker: Some(worker),
         })
     }
 
@@ -422,81 +513,107 @@ impl GtlWriter {
             )));
         }
         self.prev_level = Some(level);
-        self.levels.push(i64::from(level));
+        self.cur.levels.push(i64::from(level));
         let id = match self.move_index.get(last_move) {
             Some(&id) => id,
             None => {
-                let id = self.move_table.len() as u32;
-                self.move_table.push(last_move.to_vec());
+                let id = self.cur.move_table.len() as u32;
+                self.cur.move_table.push(last_move.to_vec());
                 self.move_index.insert(last_move.to_vec(), id);
                 id
             }
         };
-        self.move_ids.push(i64::from(id));
-        for (c, v) in self.cols.iter_mut().zip(values) {
+        self.cur.move_ids.push(i64::from(id));
+        for (c, v) in self.cur.cols.iter_mut().zip(values) {
             c.push(*v);
         }
         self.nodes += 1;
-        if self.levels.len() == CHUNK_NODES {
+        if self.cur.levels.len() == CHUNK_NODES {
             self.flush_chunk()?;
         }
         Ok(())
     }
 
     fn flush_chunk(&mut self) -> Result<()> {
-        let n = self.levels.len();
-        if n == 0 {
+        if self.cur.levels.is_empty() {
             return Ok(());
         }
-        let mut raw = Vec::with_capacity(n * (2 + self.attrs));
-        pack_column(&mut raw, &self.levels);
-        // Moves: the chunk's distinct moves, then an index per node.
-        raw.extend_from_slice(&(self.move_table.len() as u32).to_le_bytes());
-        for m in &self.move_table {
-            let len = m.len().min(255);
-            raw.push(len as u8);
-            raw.extend_from_slice(&m[..len]);
-        }
-        pack_column(&mut raw, &self.move_ids);
-        for c in &self.cols {
-            pack_column(&mut raw, c);
-        }
-        let z = zstd::bulk::compress(&raw, 1).map_err(StorageError::io(&self.tmp))?;
-        let tmp = self.tmp.clone();
-        let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
-            file.write_all(b).map_err(StorageError::io(&tmp))
-        };
-        w(&mut self.file, &(n as u32).to_le_bytes())?;
-        w(&mut self.file, &(raw.len() as u32).to_le_bytes())?;
-        w(&mut self.file, &(z.len() as u32).to_le_bytes())?;
-        w(&mut self.file, &crc32fast::hash(&z).to_le_bytes())?;
-        w(&mut self.file, &z)?;
-        self.levels.clear();
-        self.move_table.clear();
+        let next = self.recycled.try_recv().unwrap_or_else(|_| ChunkData {
+            cols: vec![Vec::new(); self.attrs],
+            ..ChunkData::default()
+        });
+        let full = std::mem::replace(&mut self.cur, next);
         self.move_index.clear();
-        self.move_ids.clear();
-        for c in &mut self.cols {
-            c.clear();
+        let sent = self
+            .to_worker
+            .as_ref()
+            .is_some_and(|t| t.send(full).is_ok());
+        if !sent {
+            // The writer thread stopped: its error comes out of `finish`.
+            return self.join().map(|_| ());
         }
         Ok(())
+    }
+
+    fn join(&mut self) -> Result<std::io::BufWriter<std::fs::File>> {
+        self.to_worker = None;
+        let worker = self
+            .worker
+            .take()
+            .ok_or_else(|| StorageError::Format("the .gtl writer already stopped".into()))?;
+        worker
+            .join()
+            .map_err(|_| StorageError::Format("the .gtl writer thread panicked".into()))?
     }
 
     /// Writes the last chunk and the end marker, syncs, and renames the file into place.
     pub fn finish(mut self) -> Result<u64> {
         self.flush_chunk()?;
+        let mut file = self.join()?;
         let tmp = self.tmp.clone();
-        self.file
-            .write_all(&0u32.to_le_bytes())
-            .and_then(|_| self.file.write_all(&self.nodes.to_le_bytes()))
+        file.write_all(&0u32.to_le_bytes())
+            .and_then(|_| file.write_all(&self.nodes.to_le_bytes()))
             .map_err(StorageError::io(&tmp))?;
-        let f = self
-            .file
+        let f = file
             .into_inner()
             .map_err(|e| StorageError::io(&tmp)(e.into_error()))?;
         f.sync_all().map_err(StorageError::io(&tmp))?;
         std::fs::rename(&tmp, &self.path).map_err(StorageError::io(&self.path))?;
         Ok(self.nodes)
     }
+}
+
+/// Packs, compresses and appends one chunk.
+fn write_chunk(
+    file: &mut std::io::BufWriter<std::fs::File>,
+    tmp: &Path,
+    c: &ChunkData,
+) -> Result<()> {
+    let n = c.levels.len();
+    let mut raw = Vec::with_capacity(n * (4 + c.cols.len() * 2));
+    pack_column(&mut raw, &c.levels);
+    // Moves: the chunk's distinct moves, then an index per node.
+    raw.extend_from_slice(&(c.move_table.len() as u32).to_le_bytes());
+    for m in &c.move_table {
+        let len = m.len().min(255);
+        raw.push(len as u8);
+        raw.extend_from_slice(&m[..len]);
+    }
+    pack_column(&mut raw, &c.move_ids);
+    for col in &c.cols {
+        pack_column(&mut raw, col);
+    }
+    let z = zstd::bulk::compress(&raw, 1).map_err(StorageError::io(tmp))?;
+    for b in [
+        &(n as u32).to_le_bytes()[..],
+        &(raw.len() as u32).to_le_bytes(),
+        &(z.len() as u32).to_le_bytes(),
+        &crc32fast::hash(&z).to_le_bytes(),
+        &z,
+    ] {
+        file.write_all(b).map_err(StorageError::io(tmp))?;
+    }
+    Ok(())
 }
 
 /// Converts a GT-log `.gtf` file (the paper's format: post-order records with last-child and
