@@ -86,6 +86,9 @@ struct QueryState {
     totals: Vec<Acc>,
     standalone: i64,
     answer: Answer,
+    /// Whether a candidate's own values are read after it is opened (by the child or subtree
+    /// part outside aggregates, by child aggregates, or to list it).
+    needs_vals: bool,
 }
 
 /// A single-pass evaluator of several queries. Per node the work is a few expression
@@ -117,12 +120,18 @@ impl Pass {
             .into_iter()
             .map(|q| QueryState {
                 totals: vec![Acc::default(); q.subtree_aggs.len()],
-                query: q,
                 frames: Vec::new(),
                 open: Vec::new(),
                 free: Vec::new(),
                 standalone: 0,
                 answer: Answer::default(),
+                needs_vals: limit > 0
+                    || q.child.as_ref().is_some_and(uses_attrs)
+                    || q.subtree.as_ref().is_some_and(uses_attrs)
+                    || q.child_aggs
+                        .iter()
+                        .any(|a| a.arg.as_ref().is_some_and(uses_attrs)),
+                query: q,
             })
             .collect();
         Self {
@@ -300,7 +309,15 @@ impl Pass {
                 f.id = id;
                 f.level = level;
                 f.vals.clear();
-                f.vals.extend_from_slice(row);
+                if st.needs_vals {
+                    f.vals.extend_from_slice(row);
+                } else {
+                    // Only node_id is read (for the answer).
+                    f.vals.resize(row.len(), 0);
+                    if let Some(last) = f.vals.last_mut() {
+                        *last = row[row.len() - 1];
+                    }
+                }
                 f.child.clear();
                 f.child.resize(q.child_aggs.len(), Acc::default());
                 f.children = 0;
@@ -432,6 +449,16 @@ impl Acc {
         } else {
             self.count
         }
+    }
+}
+
+/// Whether an expression reads any attribute (outside aggregates, aggregates being values).
+fn uses_attrs(e: &GExpr) -> bool {
+    match e {
+        GExpr::Attr(..) => true,
+        GExpr::Bin(_, a, b) => uses_attrs(a) || uses_attrs(b),
+        GExpr::Not(a) => uses_attrs(a),
+        _ => false,
     }
 }
 

@@ -785,8 +785,9 @@ fn pack_column(out: &mut Vec<u8>, v: &[i64]) {
     }
 }
 
-/// Reads a packed column of `n` values at `at`, advancing it; `want` = false skips it.
-fn unpack_column(raw: &[u8], at: &mut usize, n: usize, want: bool) -> Option<Vec<i64>> {
+/// Reads a packed column of `n` values at `at` into `out`, advancing `at`; `want` = false
+/// skips it (and leaves `out` empty).
+fn unpack_into(raw: &[u8], at: &mut usize, n: usize, want: bool, out: &mut Vec<i64>) -> Option<()> {
     let base = i64::from_le_bytes(raw.get(*at..*at + 8)?.try_into().ok()?);
     let width = *raw.get(*at + 8)? as usize;
     if !matches!(width, 1 | 2 | 4 | 8) {
@@ -796,31 +797,29 @@ fn unpack_column(raw: &[u8], at: &mut usize, n: usize, want: bool) -> Option<Vec
     let end = start.checked_add(width.checked_mul(n)?)?;
     let bytes = raw.get(start..end)?;
     *at = end;
+    out.clear();
     if !want {
-        return Some(Vec::new());
+        return Some(());
     }
-    Some(match width {
-        1 => bytes
-            .iter()
-            .map(|&b| base.wrapping_add(i64::from(b)))
-            .collect(),
-        2 => bytes
-            .chunks_exact(2)
-            .map(|c| base.wrapping_add(i64::from(u16::from_le_bytes([c[0], c[1]]))))
-            .collect(),
-        4 => bytes
-            .chunks_exact(4)
-            .map(|c| base.wrapping_add(i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))))
-            .collect(),
-        _ => bytes
-            .chunks_exact(8)
-            .map(|c| {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(c);
-                base.wrapping_add(u64::from_le_bytes(a) as i64)
-            })
-            .collect(),
-    })
+    match width {
+        1 => out.extend(bytes.iter().map(|&b| base.wrapping_add(i64::from(b)))),
+        2 => out.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|c| base.wrapping_add(i64::from(u16::from_le_bytes([c[0], c[1]])))),
+        ),
+        4 => {
+            out.extend(bytes.chunks_exact(4).map(|c| {
+                base.wrapping_add(i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            }))
+        }
+        _ => out.extend(bytes.chunks_exact(8).map(|c| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            base.wrapping_add(u64::from_le_bytes(a) as i64)
+        })),
+    }
+    Some(())
 }
 
 /// A decoded chunk: levels always, moves and attribute columns as asked.
@@ -845,6 +844,9 @@ pub struct GtlReader {
     done: bool,
     /// Total nodes (known at the end marker).
     pub total: Option<u64>,
+    z_buf: Vec<u8>,
+    raw_buf: Vec<u8>,
+    decompressor: zstd::bulk::Decompressor<'static>,
 }
 
 impl GtlReader {
@@ -889,6 +891,9 @@ impl GtlReader {
             next_id: 0,
             done: false,
             total: None,
+            z_buf: Vec::new(),
+            raw_buf: Vec::new(),
+            decompressor: zstd::bulk::Decompressor::new().map_err(StorageError::io(path))?,
         })
     }
 
@@ -906,8 +911,22 @@ impl GtlReader {
 
     /// The next chunk, with the moves if `moves` and the attribute columns marked in `want`.
     pub fn next_chunk(&mut self, moves: bool, want: &[bool]) -> Result<Option<Chunk>> {
+        let mut chunk = Chunk::default();
+        Ok(self
+            .next_chunk_into(&mut chunk, moves, want)?
+            .then_some(chunk))
+    }
+
+    /// As [`Self::next_chunk`], decoding into `chunk`'s buffers (reused from chunk to chunk, so
+    /// a pass allocates nothing per chunk); `false` at the end.
+    pub fn next_chunk_into(
+        &mut self,
+        chunk: &mut Chunk,
+        moves: bool,
+        want: &[bool],
+    ) -> Result<bool> {
         if self.done {
-            return Ok(None);
+            return Ok(false);
         }
         let mut head = [0u8; 4];
         self.file
@@ -925,7 +944,7 @@ impl GtlReader {
             }
             self.total = Some(total);
             self.done = true;
-            return Ok(None);
+            return Ok(false);
         }
         let mut meta = [0u8; 12];
         self.file
@@ -937,21 +956,45 @@ impl GtlReader {
         if n > CHUNK_NODES || raw_len > 64 << 20 || z_len > 64 << 20 {
             return Err(self.corrupt("chunk sizes out of range"));
         }
-        let mut z = vec![0u8; z_len];
-        self.file
-            .read_exact(&mut z)
-            .map_err(|_| self.corrupt("truncated chunk"))?;
-        if crc32fast::hash(&z) != crc {
-            return Err(self.corrupt("chunk checksum mismatch"));
+        let mut z = std::mem::take(&mut self.z_buf);
+        z.resize(z_len, 0);
+        let read = self.file.read_exact(&mut z);
+        let mut raw = std::mem::take(&mut self.raw_buf);
+        raw.clear();
+        raw.reserve(raw_len);
+        let ok = read.is_ok()
+            && crc32fast::hash(&z) == crc
+            && self
+                .decompressor
+                .decompress_to_buffer(z.as_slice(), &mut raw)
+                .is_ok();
+        self.z_buf = z;
+        if !ok {
+            self.raw_buf = raw;
+            return Err(self.corrupt("truncated chunk, checksum mismatch or bad compression"));
         }
-        let raw = zstd::bulk::decompress(&z, raw_len).map_err(|_| self.corrupt("bad chunk"))?;
+        let r = self.unpack(&raw, n, chunk, moves, want);
+        self.raw_buf = raw;
+        r?;
+        chunk.first_id = self.next_id;
+        self.next_id += n as u64;
+        Ok(true)
+    }
+
+    fn unpack(
+        &self,
+        raw: &[u8],
+        n: usize,
+        chunk: &mut Chunk,
+        moves: bool,
+        want: &[bool],
+    ) -> Result<()> {
         let bad = || self.corrupt("malformed chunk");
         let mut at = 0;
-        let levels: Vec<u32> = unpack_column(&raw, &mut at, n, true)
-            .ok_or_else(bad)?
-            .into_iter()
-            .map(|l| l as u32)
-            .collect();
+        let mut tmp = Vec::new();
+        unpack_into(raw, &mut at, n, true, &mut tmp).ok_or_else(bad)?;
+        chunk.levels.clear();
+        chunk.levels.extend(tmp.iter().map(|&l| l as u32));
         let count = u32::from_le_bytes(
             raw.get(at..at + 4)
                 .ok_or_else(bad)?
@@ -968,27 +1011,22 @@ impl GtlReader {
             }
             at += 1 + len;
         }
-        let ids = unpack_column(&raw, &mut at, n, moves).ok_or_else(bad)?;
-        let move_list = if moves {
-            ids.iter()
-                .map(|&i| table.get(i as usize).cloned().ok_or_else(bad))
-                .collect::<Result<Vec<_>>>()?
-        } else {
-            Vec::new()
-        };
-        let mut cols = Vec::with_capacity(self.schema.attrs.len());
-        for k in 0..self.schema.attrs.len() {
-            let w = want.get(k).copied().unwrap_or(false);
-            cols.push(unpack_column(&raw, &mut at, n, w).ok_or_else(bad)?);
+        unpack_into(raw, &mut at, n, moves, &mut tmp).ok_or_else(bad)?;
+        chunk.moves.clear();
+        if moves {
+            for &i in &tmp {
+                chunk
+                    .moves
+                    .push(table.get(i as usize).cloned().ok_or_else(bad)?);
+            }
         }
-        let first_id = self.next_id;
-        self.next_id += n as u64;
-        Ok(Some(Chunk {
-            first_id,
-            levels,
-            moves: move_list,
-            cols,
-        }))
+        let attrs = self.schema.attrs.len();
+        chunk.cols.resize_with(attrs, Vec::new);
+        for k in 0..attrs {
+            let w = want.get(k).copied().unwrap_or(false);
+            unpack_into(raw, &mut at, n, w, &mut chunk.cols[k]).ok_or_else(bad)?;
+        }
+        Ok(())
     }
 }
 

@@ -286,7 +286,8 @@ fn gtql(nodes: u64, naive_nodes: u64) -> Result<ExitCode> {
         let mut r = GtlReader::open(&gtl)?;
         let want = Pass::wanted(&qs, schema.attrs.len());
         let mut pass = Pass::new(qs, schema.attrs.len(), false, 0);
-        while let Some(c) = r.next_chunk(false, &want)? {
+        let mut c = cqldb_storage::gtl::Chunk::default();
+        while r.next_chunk_into(&mut c, false, &want)? {
             pass.feed(&c);
         }
         let answers = pass.finish();

@@ -176,7 +176,8 @@ fn query(a: Args) -> Result<ExitCode> {
             };
             let mut pass = Pass::new(queries, schema.attrs.len(), listing, a.limit);
             let mut nodes = 0u64;
-            while let Some(chunk) = reader.next_chunk(listing, &want)? {
+            let mut chunk = Chunk::default();
+            while reader.next_chunk_into(&mut chunk, listing, &want)? {
                 nodes += chunk.levels.len() as u64;
                 pass.feed(&chunk);
             }
@@ -368,7 +369,8 @@ fn stats(tree: &Path) -> Result<ExitCode> {
         vec![Default::default(); schema.attrs.len()];
     let mut range: Vec<(i64, i64, i128)> = vec![(i64::MAX, i64::MIN, 0); schema.attrs.len()];
     let mut nodes = 0u64;
-    while let Some(c) = reader.next_chunk(false, &want)? {
+    let mut c = Chunk::default();
+    while reader.next_chunk_into(&mut c, false, &want)? {
         nodes += c.levels.len() as u64;
         for &l in &c.levels {
             let l = l as usize;
