@@ -328,20 +328,46 @@ fn parse_line(
     if line.is_empty() || line[0] == b'#' {
         return Ok(None);
     }
-    // A cursor over space-separated tokens (faster than a split iterator).
-    let mut at = 0;
-    let mut token = || -> Option<&[u8]> {
-        while at < line.len() && line[at].is_ascii_whitespace() {
-            at += 1;
+    // One scan over the line: numbers are parsed as their digits are passed.
+    let n = line.len();
+    let mut at = 0usize;
+    let skip = |at: &mut usize| {
+        while *at < n && line[*at].is_ascii_whitespace() {
+            *at += 1;
         }
-        let start = at;
-        while at < line.len() && !line[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        (at > start).then(|| &line[start..at])
     };
-    let level = token()
-        .and_then(parse_int)
+    let word_end = |at: usize| {
+        let mut e = at;
+        while e < n && !line[e].is_ascii_whitespace() {
+            e += 1;
+        }
+        e
+    };
+    // A number at `at`, or the token there resolved by `name`.
+    let value = |at: &mut usize, name: &dyn Fn(&[u8]) -> Option<i64>| -> Option<i64> {
+        let start = *at;
+        let neg = line.get(start) == Some(&b'-');
+        let mut i = start + usize::from(neg);
+        let mut v: i64 = 0;
+        let digits_start = i;
+        while i < n && line[i].is_ascii_digit() && i - digits_start < 18 {
+            v = v * 10 + i64::from(line[i] - b'0');
+            i += 1;
+        }
+        if i > digits_start && (i == n || line[i].is_ascii_whitespace()) {
+            *at = i;
+            return Some(if neg { -v } else { v });
+        }
+        let e = word_end(start);
+        *at = e;
+        if e == start {
+            None
+        } else {
+            name(&line[start..e])
+        }
+    };
+    skip(&mut at);
+    let level = value(&mut at, &|_| None)
         .and_then(|l| u32::try_from(l).ok())
         .ok_or_else(|| bad("expected a level".into()))?;
     match *prev_level {
@@ -357,43 +383,35 @@ fn parse_line(
         _ => {}
     }
     *prev_level = Some(level);
+    skip(&mut at);
+    let e = word_end(at);
+    if e == at {
+        return Err(bad("expected the last move".into()));
+    }
     mv.clear();
-    mv.extend_from_slice(token().ok_or_else(|| bad("expected the last move".into()))?);
+    mv.extend_from_slice(&line[at..e]);
+    at = e;
     values.clear();
     for a in &schema.attrs {
-        let tok = token().ok_or_else(|| bad(format!("missing value for '{}'", a.name)))?;
-        let v = parse_int(tok).or_else(|| value_of(a, &String::from_utf8_lossy(tok)));
+        skip(&mut at);
+        if at >= n {
+            return Err(bad(format!("missing value for '{}'", a.name)));
+        }
+        let start = at;
+        let v = value(&mut at, &|t| value_of(a, &String::from_utf8_lossy(t)));
         values.push(v.ok_or_else(|| {
             bad(format!(
                 "'{}' is not a value of '{}'",
-                String::from_utf8_lossy(tok),
+                String::from_utf8_lossy(&line[start..word_end(start)]),
                 a.name
             ))
         })?);
     }
-    if token().is_some() {
+    skip(&mut at);
+    if at < n {
         return Err(bad("more values than declared attributes".into()));
     }
     Ok(Some(level))
-}
-
-/// A decimal integer with an optional leading `-`.
-fn parse_int(t: &[u8]) -> Option<i64> {
-    let (neg, digits) = match t.split_first()? {
-        (b'-', rest) => (true, rest),
-        _ => (false, t),
-    };
-    if digits.is_empty() || digits.len() > 18 {
-        return None;
-    }
-    let mut v: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + i64::from(d - b'0');
-    }
-    Some(if neg { -v } else { v })
 }
 
 fn value_of(a: &AttrDef, tok: &str) -> Option<i64> {
@@ -413,12 +431,13 @@ fn value_of(a: &AttrDef, tok: &str) -> Option<i64> {
     }
 }
 
-/// One chunk's columns on their way to the writer thread.
+/// One chunk's columns on their way to the writer thread (moves as one byte run with end
+/// offsets; the writer thread interns them, keeping hashing off the parsing thread).
 #[derive(Default)]
 struct ChunkData {
     levels: Vec<i64>,
-    move_table: Vec<Vec<u8>>,
-    move_ids: Vec<i64>,
+    move_bytes: Vec<u8>,
+    move_ends: Vec<u32>,
     cols: Vec<Vec<i64>>,
 }
 
@@ -432,7 +451,6 @@ pub struct GtlWriter {
     path: std::path::PathBuf,
     attrs: usize,
     cur: ChunkData,
-    move_index: rustc_hash::FxHashMap<Vec<u8>, u32>,
     nodes: u64,
     prev_level: Option<u32>,
     to_worker: Option<std::sync::mpsc::SyncSender<ChunkData>>,
@@ -460,11 +478,12 @@ impl GtlWriter {
         let worker = std::thread::Builder::new()
             .name("gtl-writer".into())
             .spawn(move || -> Result<std::io::BufWriter<std::fs::File>> {
+                let mut index = rustc_hash::FxHashMap::default();
                 for mut chunk in from_main {
-                    write_chunk(&mut file, &wtmp, &chunk)?;
+                    write_chunk(&mut file, &wtmp, &chunk, &mut index)?;
                     chunk.levels.clear();
-                    chunk.move_table.clear();
-                    chunk.move_ids.clear();
+                    chunk.move_bytes.clear();
+                    chunk.move_ends.clear();
                     for c in &mut chunk.cols {
                         c.clear();
                     }
@@ -481,7 +500,6 @@ impl GtlWriter {
                 cols: vec![Vec::new(); schema.attrs.len()],
                 ..ChunkData::default()
             },
-            move_index: rustc_hash::FxHashMap::default(),
             nodes: 0,
             prev_level: None,
             to_worker: Some(to_worker),
@@ -514,16 +532,10 @@ impl GtlWriter {
         }
         self.prev_level = Some(level);
         self.cur.levels.push(i64::from(level));
-        let id = match self.move_index.get(last_move) {
-            Some(&id) => id,
-            None => {
-                let id = self.cur.move_table.len() as u32;
-                self.cur.move_table.push(last_move.to_vec());
-                self.move_index.insert(last_move.to_vec(), id);
-                id
-            }
-        };
-        self.cur.move_ids.push(i64::from(id));
+        self.cur
+            .move_bytes
+            .extend_from_slice(&last_move[..last_move.len().min(255)]);
+        self.cur.move_ends.push(self.cur.move_bytes.len() as u32);
         for (c, v) in self.cur.cols.iter_mut().zip(values) {
             c.push(*v);
         }
@@ -543,7 +555,6 @@ impl GtlWriter {
             ..ChunkData::default()
         });
         let full = std::mem::replace(&mut self.cur, next);
-        self.move_index.clear();
         let sent = self
             .to_worker
             .as_ref()
@@ -583,23 +594,41 @@ impl GtlWriter {
     }
 }
 
-/// Packs, compresses and appends one chunk.
+/// Interns the moves, packs, compresses and appends one chunk.
 fn write_chunk(
     file: &mut std::io::BufWriter<std::fs::File>,
     tmp: &Path,
     c: &ChunkData,
+    index: &mut rustc_hash::FxHashMap<Vec<u8>, u32>,
 ) -> Result<()> {
     let n = c.levels.len();
     let mut raw = Vec::with_capacity(n * (4 + c.cols.len() * 2));
     pack_column(&mut raw, &c.levels);
     // Moves: the chunk's distinct moves, then an index per node.
-    raw.extend_from_slice(&(c.move_table.len() as u32).to_le_bytes());
-    for m in &c.move_table {
-        let len = m.len().min(255);
-        raw.push(len as u8);
-        raw.extend_from_slice(&m[..len]);
+    index.clear();
+    let mut table: Vec<&[u8]> = Vec::new();
+    let mut ids = Vec::with_capacity(n);
+    let mut start = 0usize;
+    for &end in &c.move_ends {
+        let m = &c.move_bytes[start..end as usize];
+        start = end as usize;
+        let id = match index.get(m) {
+            Some(&id) => id,
+            None => {
+                let id = table.len() as u32;
+                table.push(m);
+                index.insert(m.to_vec(), id);
+                id
+            }
+        };
+        ids.push(i64::from(id));
     }
-    pack_column(&mut raw, &c.move_ids);
+    raw.extend_from_slice(&(table.len() as u32).to_le_bytes());
+    for m in &table {
+        raw.push(m.len() as u8);
+        raw.extend_from_slice(m);
+    }
+    pack_column(&mut raw, &ids);
     for col in &c.cols {
         pack_column(&mut raw, col);
     }
