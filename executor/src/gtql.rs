@@ -89,6 +89,9 @@ struct QueryState {
     /// Whether a candidate's own values are read after it is opened (by the child or subtree
     /// part outside aggregates, by child aggregates, or to list it).
     needs_vals: bool,
+    /// Per subtree aggregate, per node of the current chunk: its argument's value, computed
+    /// column-wise (empty for `count(*)`).
+    sub_pre: Vec<Vec<i64>>,
 }
 
 /// A single-pass evaluator of several queries. Per node the work is a few expression
@@ -131,6 +134,7 @@ impl Pass {
                     || q.child_aggs
                         .iter()
                         .any(|a| a.arg.as_ref().is_some_and(uses_attrs)),
+                sub_pre: vec![Vec::new(); q.subtree_aggs.len()],
                 query: q,
             })
             .collect();
@@ -201,12 +205,21 @@ impl Pass {
         // Node parts that do not read the parent are evaluated a column at a time.
         let n = chunk.levels.len();
         let mut pre = std::mem::take(&mut self.pre);
-        for (st, col) in self.states.iter().zip(pre.iter_mut()) {
+        for (st, col) in self.states.iter_mut().zip(pre.iter_mut()) {
             col.clear();
             if let Some(e) = &st.query.node
                 && let Some(v) = ev_col(e, &chunk.cols, self.next_id as i64, n, self.attrs)
             {
                 *col = v;
+            }
+            // Subtree aggregate arguments read only the node itself: a column at a time too.
+            for (k, a) in st.query.subtree_aggs.iter().enumerate() {
+                st.sub_pre[k].clear();
+                if let Some(e) = &a.arg
+                    && let Some(v) = ev_col(e, &chunk.cols, self.next_id as i64, n, self.attrs)
+                {
+                    st.sub_pre[k] = v;
+                }
             }
         }
         self.pre = pre;
@@ -286,7 +299,14 @@ impl Pass {
                 }
             }
             for (k, a) in q.subtree_aggs.iter().enumerate() {
-                if let Some((v, counted)) = agg_input(a, row, &[], None) {
+                let input = match (st.sub_pre[k].get(index), &a.arg) {
+                    (Some(&v), Some(_)) => Some(match a.agg {
+                        Agg::Count => (0, v != 0),
+                        _ => (v, true),
+                    }),
+                    _ => agg_input(a, row, &[], None),
+                };
+                if let Some((v, counted)) = input {
                     st.totals[k].add(v, counted);
                 }
             }
@@ -297,7 +317,24 @@ impl Pass {
                     .as_ref()
                     .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
             };
-            if cand {
+            if cand && q.child.is_none() && q.subtree.is_none() {
+                // Nothing to wait for: the node part alone decides.
+                st.answer.count += 1;
+                if st.answer.hits.len() < limit {
+                    let mut path = Vec::new();
+                    if moves {
+                        path.extend(self.path.iter().skip(1).cloned());
+                        if !self.levels.is_empty() {
+                            path.push(mv.to_owned());
+                        }
+                    }
+                    st.answer.hits.push(Hit {
+                        node_id: id,
+                        path,
+                        values: row[..row.len() - 1].to_vec(),
+                    });
+                }
+            } else if cand {
                 let slot = match st.free.pop() {
                     Some(i) => i as usize,
                     None => {
