@@ -1,4 +1,5 @@
-//! The cqldb planner: turns CQL 6.2 text into a checked syntax tree ([`ast::Query`]).
+//! The cqldb planner: turns CQL 6.2 text into a checked syntax tree ([`ast::Query`]), and GTQL
+//! text into a checked query ([`gtql`]).
 //!
 //! Owns the language: tokens ([`token`]), the reserved words ([`keywords`]), the parser
 //! (operator skeleton in `parser.rs`, the keyword table in `filters.rs`), static types and the

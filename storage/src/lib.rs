@@ -3,7 +3,8 @@
 //! Owns the on-disk formats: the row types ([`PositionRecord`], [`GameMeta`]), segments of
 //! position columns archived with rkyv and read in place from memory maps (checksummed, verified on
 //! open), roaring bitmap indexes, per-segment tantivy tag indexes, and the redb catalog that makes a
-//! batch of new segments visible in one atomic commit.
+//! batch of new segments visible in one atomic commit; and the search-tree logs GTQL reads (the
+//! text log format and the columnar `.gtl` file, [`gtl`]).
 //!
 //! The catalog is redb, not sled as the design first said: sled's last release is from 2021 and its
 //! tracker has open reports of corruption after a killed process, while the catalog commit is the
