@@ -250,6 +250,83 @@ impl<R: BufRead> TextLogReader<R> {
         }))
     }
 
+    /// Calls `f` for every remaining node (level, last move, values), parsing whole buffers of
+    /// lines at a time: the fastest way through a large log.
+    pub fn for_each_node(
+        &mut self,
+        mut f: impl FnMut(u32, &[u8], &[i64]) -> Result<()>,
+    ) -> Result<u64> {
+        let (mut mv, mut values) = (Vec::new(), Vec::new());
+        let mut count = 0u64;
+        loop {
+            let buf = self.input.fill_buf().map_err(StorageError::io("log"))?;
+            if buf.is_empty() {
+                if !self.bytes.is_empty() {
+                    self.lineno += 1;
+                    let r = parse_line(
+                        &self.bytes,
+                        &self.schema,
+                        &mut self.prev_level,
+                        self.lineno,
+                        &mut mv,
+                        &mut values,
+                    );
+                    self.bytes.clear();
+                    if let Some(level) = r? {
+                        f(level, &mv, &values)?;
+                        count += 1;
+                    }
+                }
+                return Ok(count);
+            }
+            let Some(last) = memchr::memrchr(b'\n', buf) else {
+                let n = buf.len();
+                self.bytes.extend_from_slice(buf);
+                self.input.consume(n);
+                continue;
+            };
+            let mut start = 0;
+            if !self.bytes.is_empty() {
+                // Finish the line that began in the previous buffer.
+                let end = memchr::memchr(b'\n', buf).unwrap_or(last);
+                self.bytes.extend_from_slice(&buf[..end]);
+                self.lineno += 1;
+                let r = parse_line(
+                    &self.bytes,
+                    &self.schema,
+                    &mut self.prev_level,
+                    self.lineno,
+                    &mut mv,
+                    &mut values,
+                );
+                self.bytes.clear();
+                if let Some(level) = r? {
+                    f(level, &mv, &values)?;
+                    count += 1;
+                }
+                start = end + 1;
+            }
+            let base = start;
+            for end in memchr::memchr_iter(b'\n', &buf[base..=last]) {
+                let line = &buf[start..base + end];
+                self.lineno += 1;
+                if let Some(level) = parse_line(
+                    line,
+                    &self.schema,
+                    &mut self.prev_level,
+                    self.lineno,
+                    &mut mv,
+                    &mut values,
+                )? {
+                    f(level, &mv, &values)?;
+                    count += 1;
+                }
+                start = base + end + 1;
+            }
+            self.input.consume(last + 1);
+        }
+    }
+
     /// The next node into reused buffers: returns its level, `None` at the end. Lines are
     /// parsed in the reader's buffer where they lie whole (no copy).
     pub fn next_parts(&mut self, mv: &mut Vec<u8>, values: &mut Vec<i64>) -> Result<Option<u32>> {
@@ -314,6 +391,30 @@ impl<R: BufRead> TextLogReader<R> {
     }
 }
 
+/// A decimal integer (optional `-`) ending at a space or the line's end, read at `at` and
+/// stepped over; `None` (and `at` unchanged) for anything else.
+#[inline]
+fn number_at(line: &[u8], at: &mut usize) -> Option<i64> {
+    let n = line.len();
+    let neg = line.get(*at) == Some(&b'-');
+    let first = *at + usize::from(neg);
+    let mut i = first;
+    let mut v: i64 = 0;
+    while i < n {
+        let d = line[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(i64::from(d));
+        i += 1;
+    }
+    if i == first || i - first > 18 || (i < n && !line[i].is_ascii_whitespace()) {
+        return None;
+    }
+    *at = i;
+    Some(if neg { -v } else { v })
+}
+
 /// Parses one node line; `None` for a blank or comment line.
 fn parse_line(
     line: &[u8],
@@ -343,31 +444,8 @@ fn parse_line(
         }
         e
     };
-    // A number at `at`, or the token there resolved by `name`.
-    let value = |at: &mut usize, name: &dyn Fn(&[u8]) -> Option<i64>| -> Option<i64> {
-        let start = *at;
-        let neg = line.get(start) == Some(&b'-');
-        let mut i = start + usize::from(neg);
-        let mut v: i64 = 0;
-        let digits_start = i;
-        while i < n && line[i].is_ascii_digit() && i - digits_start < 18 {
-            v = v * 10 + i64::from(line[i] - b'0');
-            i += 1;
-        }
-        if i > digits_start && (i == n || line[i].is_ascii_whitespace()) {
-            *at = i;
-            return Some(if neg { -v } else { v });
-        }
-        let e = word_end(start);
-        *at = e;
-        if e == start {
-            None
-        } else {
-            name(&line[start..e])
-        }
-    };
     skip(&mut at);
-    let level = value(&mut at, &|_| None)
+    let level = number_at(line, &mut at)
         .and_then(|l| u32::try_from(l).ok())
         .ok_or_else(|| bad("expected a level".into()))?;
     match *prev_level {
@@ -398,7 +476,11 @@ fn parse_line(
             return Err(bad(format!("missing value for '{}'", a.name)));
         }
         let start = at;
-        let v = value(&mut at, &|t| value_of(a, &String::from_utf8_lossy(t)));
+        let v = number_at(line, &mut at).or_else(|| {
+            let e = word_end(start);
+            at = e;
+            value_of(a, &String::from_utf8_lossy(&line[start..e]))
+        });
         values.push(v.ok_or_else(|| {
             bad(format!(
                 "'{}' is not a value of '{}'",

@@ -91,13 +91,8 @@ pub fn import(input: &Path, out: &Path) -> Result<u64> {
     let mut r = TextLogReader::new(std::io::BufReader::with_capacity(1 << 20, file))
         .with_context(|| format!("reading {}", input.display()))?;
     let mut w = GtlWriter::create(out, r.schema())?;
-    let (mut mv, mut values) = (Vec::new(), Vec::new());
-    while let Some(level) = r
-        .next_parts(&mut mv, &mut values)
-        .with_context(|| format!("reading {}", input.display()))?
-    {
-        w.push_parts(level, &mv, &values)?;
-    }
+    r.for_each_node(|level, mv, values| w.push_parts(level, mv, values))
+        .with_context(|| format!("reading {}", input.display()))?;
     Ok(w.finish()?)
 }
 
