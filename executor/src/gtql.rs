@@ -50,6 +50,13 @@ impl Acc {
         self.min = Some(self.min.map_or(v, |m| m.min(v)));
         self.max = Some(self.max.map_or(v, |m| m.max(v)));
     }
+    /// `add` without min/max (subtree totals never need them).
+    #[inline]
+    fn add_sum(&mut self, v: i64, counted: bool) {
+        self.count += i64::from(counted);
+        self.sum = self.sum.wrapping_add(v);
+    }
+
     fn value(&self, agg: Agg, items: i64) -> Option<i64> {
         match agg {
             Agg::Count => Some(self.count),
@@ -307,7 +314,7 @@ impl Pass {
                     _ => agg_input(a, row, &[], None),
                 };
                 if let Some((v, counted)) = input {
-                    st.totals[k].add(v, counted);
+                    st.totals[k].add_sum(v, counted);
                 }
             }
             let cand = match pre.get(index) {
@@ -345,18 +352,15 @@ impl Pass {
                 let f = &mut st.frames[slot];
                 f.id = id;
                 f.level = level;
-                f.vals.clear();
+                // Values only when something reads them later (otherwise left as they were).
                 if st.needs_vals {
+                    f.vals.clear();
                     f.vals.extend_from_slice(row);
-                } else {
-                    // Only node_id is read (for the answer).
-                    f.vals.resize(row.len(), 0);
-                    if let Some(last) = f.vals.last_mut() {
-                        *last = row[row.len() - 1];
-                    }
                 }
-                f.child.clear();
-                f.child.resize(q.child_aggs.len(), Acc::default());
+                if !q.child_aggs.is_empty() {
+                    f.child.clear();
+                    f.child.resize(q.child_aggs.len(), Acc::default());
+                }
                 f.children = 0;
                 f.entry.clear();
                 f.entry.extend_from_slice(&st.totals);
@@ -405,7 +409,7 @@ impl Pass {
 fn close(st: &mut QueryState, slot: usize, nodes: i64, limit: usize) {
     let q = &st.query;
     let f = &st.frames[slot];
-    let attrs = f.vals.len() - 1;
+    let attrs = f.vals.len().saturating_sub(1);
     let mut aggs: [Option<i64>; 8] = [None; 8];
     let child_vals: Vec<Option<i64>>;
     let child_slice: &[Option<i64>] = if q.child_aggs.len() <= 8 {
