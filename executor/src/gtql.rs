@@ -99,6 +99,15 @@ struct QueryState {
     /// Per subtree aggregate, per node of the current chunk: its argument's value, computed
     /// column-wise (empty for `count(*)`).
     sub_pre: Vec<Vec<i64>>,
+    /// The paper's `subtree: count(*) OP c` with no child part: decided from the subtree size
+    /// alone (operator, constant, whether the count is on the left).
+    size_only: Option<(GOp, i64, bool)>,
+    /// The paper's `child: count(*) OP c` with no subtree part: decided from the number of
+    /// children alone.
+    children_only: Option<(GOp, i64, bool)>,
+    /// For counting-only passes of such queries: open candidates as (level, entry count or
+    /// children so far).
+    light: Vec<(u32, i64)>,
 }
 
 /// A single-pass evaluator of several queries. Per node the work is a few expression
@@ -142,6 +151,9 @@ impl Pass {
                         .iter()
                         .any(|a| a.arg.as_ref().is_some_and(uses_attrs)),
                 sub_pre: vec![Vec::new(); q.subtree_aggs.len()],
+                size_only: size_only(&q),
+                children_only: children_only(&q),
+                light: Vec::new(),
                 query: q,
             })
             .collect();
@@ -269,6 +281,54 @@ impl Pass {
         let parent = (!self.levels.is_empty()).then(|| &self.vals[self.vals.len() - width..]);
         let (limit, moves, nodes) = (self.limit, self.moves, self.nodes);
         for (st, pre) in self.states.iter_mut().zip(&self.pre) {
+            // Counting a size-only query needs no frames: a stack of (level, entry) suffices.
+            if let (Some(size), 0) = (st.size_only, limit) {
+                while let Some(&(l, entry)) = st.light.last() {
+                    if l < level {
+                        break;
+                    }
+                    st.light.pop();
+                    st.answer.count += u64::from(size_holds(size, nodes - 1 - entry));
+                }
+                let cand = match pre.get(index) {
+                    Some(&v) => v != 0,
+                    None => st
+                        .query
+                        .node
+                        .as_ref()
+                        .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
+                };
+                if cand {
+                    st.light.push((level, nodes));
+                }
+                continue;
+            }
+            if let (Some(kids), 0) = (st.children_only, limit) {
+                while let Some(&(l, n)) = st.light.last() {
+                    if l < level {
+                        break;
+                    }
+                    st.light.pop();
+                    st.answer.count += u64::from(size_holds(kids, n));
+                }
+                if let Some(top) = st.light.last_mut()
+                    && top.0 + 1 == level
+                {
+                    top.1 += 1;
+                }
+                let cand = match pre.get(index) {
+                    Some(&v) => v != 0,
+                    None => st
+                        .query
+                        .node
+                        .as_ref()
+                        .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
+                };
+                if cand {
+                    st.light.push((level, 0));
+                }
+                continue;
+            }
             while let Some(&top) = st.open.last() {
                 if st.frames[top as usize].level < level {
                     break;
@@ -362,8 +422,10 @@ impl Pass {
                     f.child.resize(q.child_aggs.len(), Acc::default());
                 }
                 f.children = 0;
-                f.entry.clear();
-                f.entry.extend_from_slice(&st.totals);
+                if st.size_only.is_none() {
+                    f.entry.clear();
+                    f.entry.extend_from_slice(&st.totals);
+                }
                 f.entry_nodes = nodes;
                 f.has_prev = false;
                 f.path.clear();
@@ -395,6 +457,16 @@ impl Pass {
                 while let Some(top) = st.open.pop() {
                     close(&mut st, top as usize, nodes, limit);
                 }
+                if let (Some(size), 0) = (st.size_only, limit) {
+                    while let Some((_, entry)) = st.light.pop() {
+                        st.answer.count += u64::from(size_holds(size, nodes - entry));
+                    }
+                }
+                if let (Some(kids), 0) = (st.children_only, limit) {
+                    while let Some((_, n)) = st.light.pop() {
+                        st.answer.count += u64::from(size_holds(kids, n));
+                    }
+                }
                 if st.query.standalone.is_some() {
                     st.answer.count = st.standalone as u64;
                 }
@@ -410,6 +482,19 @@ fn close(st: &mut QueryState, slot: usize, nodes: i64, limit: usize) {
     let q = &st.query;
     let f = &st.frames[slot];
     let attrs = f.vals.len().saturating_sub(1);
+    if let Some(size) = st.size_only {
+        if size_holds(size, nodes - f.entry_nodes) {
+            st.answer.count += 1;
+            if st.answer.hits.len() < limit {
+                st.answer.hits.push(Hit {
+                    node_id: f.id,
+                    path: f.path.clone(),
+                    values: f.vals[..attrs].to_vec(),
+                });
+            }
+        }
+        return;
+    }
     let mut aggs: [Option<i64>; 8] = [None; 8];
     let child_vals: Vec<Option<i64>>;
     let child_slice: &[Option<i64>] = if q.child_aggs.len() <= 8 {
@@ -491,6 +576,58 @@ impl Acc {
             self.count
         }
     }
+}
+
+/// Whether `count(*) OP c` (or `c OP count(*)`) holds for a subtree of `d` proper descendants.
+#[inline]
+fn size_holds((op, c, left): (GOp, i64, bool), d: i64) -> bool {
+    let (x, y) = if left { (d, c) } else { (c, d) };
+    match op {
+        GOp::Lt => x < y,
+        GOp::Gt => x > y,
+        GOp::Le => x <= y,
+        GOp::Ge => x >= y,
+        GOp::Eq => x == y,
+        _ => x != y,
+    }
+}
+
+/// `Some` for a query decided by its number of children alone: no subtree part and a child
+/// part `count(*) OP c` or `c OP count(*)`.
+fn children_only(q: &GtqlQuery) -> Option<(GOp, i64, bool)> {
+    if q.subtree.is_some() || q.child_aggs.len() != 1 || q.child_aggs[0].arg.is_some() {
+        return None;
+    }
+    if q.child_aggs[0].agg != Agg::Count {
+        return None;
+    }
+    agg_vs_constant(q.child.as_ref()?)
+}
+
+fn agg_vs_constant(e: &GExpr) -> Option<(GOp, i64, bool)> {
+    let GExpr::Bin(op, a, b) = e else {
+        return None;
+    };
+    if matches!(op, GOp::And | GOp::Or | GOp::BitAnd) {
+        return None;
+    }
+    match (&**a, &**b) {
+        (GExpr::Agg(0), GExpr::Num(c)) => Some((*op, *c, true)),
+        (GExpr::Num(c), GExpr::Agg(0)) => Some((*op, *c, false)),
+        _ => None,
+    }
+}
+
+/// `Some` for a query decided by its subtree size alone: no child part and a subtree part
+/// `count(*) OP c` or `c OP count(*)`.
+fn size_only(q: &GtqlQuery) -> Option<(GOp, i64, bool)> {
+    if q.child.is_some() || q.subtree_aggs.len() != 1 || q.subtree_aggs[0].arg.is_some() {
+        return None;
+    }
+    if q.subtree_aggs[0].agg != Agg::Count {
+        return None;
+    }
+    agg_vs_constant(q.subtree.as_ref()?)
 }
 
 /// Whether an expression reads any attribute (outside aggregates, aggregates being values).

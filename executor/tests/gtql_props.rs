@@ -15,7 +15,18 @@ fn names() -> GtqlNames {
 
 /// Runs the single pass, feeding the tree in chunks of `chunk` nodes.
 fn pass(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>], chunk: usize) -> Vec<Answer> {
-    let mut p = Pass::new(queries.to_vec(), 3, false, usize::MAX);
+    pass_limited(queries, levels, rows, chunk, usize::MAX)
+}
+
+/// As [`pass`], keeping at most `limit` hits (0: counting only, which takes other paths).
+fn pass_limited(
+    queries: &[GtqlQuery],
+    levels: &[u32],
+    rows: &[Vec<i64>],
+    chunk: usize,
+    limit: usize,
+) -> Vec<Answer> {
+    let mut p = Pass::new(queries.to_vec(), 3, false, limit);
     let mut first = 0;
     while first < levels.len() {
         let end = (first + chunk).min(levels.len());
@@ -115,6 +126,10 @@ proptest! {
         let slow = naive_answers(&queries, &levels, &rows);
         for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
             prop_assert_eq!(f, s, "query {}: {}", i, &texts[i]);
+        }
+        let counted = pass_limited(&queries, &levels, &rows, chunk, 0);
+        for (i, (f, s)) in counted.iter().zip(&slow).enumerate() {
+            prop_assert_eq!(f.count, s.count, "counting query {}: {}", i, &texts[i]);
         }
     }
 }
