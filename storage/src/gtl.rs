@@ -19,10 +19,10 @@
 //! attribute in declaration order (enum constants and flag names may be written by name, flags
 //! joined with `|`). `node_id` (pre-order number, root = 0) and `last_move` always exist.
 //!
-//! `.gtl` (version 1): `GTL1`, the header text (CRC-checked), then chunks of up to
-//! [`CHUNK_NODES`] nodes, each a zstd frame of columns (levels, move indexes into the chunk's
-//! move list, one column per attribute, each stored at the narrowest width that holds its range)
-//! with its own CRC, then an end marker with the node count. A chunk is decoded on its own and
+//! `.gtl` (version 2): `GTL2`, the header text (CRC-checked), then chunks of up to
+//! [`CHUNK_NODES`] nodes, each a node count and one zstd stream with its own CRC per column
+//! (levels; the chunk's move list and an index per node; one column per attribute, each stored
+//! at the narrowest width that holds its range), then an end marker with the node count. A chunk is decoded on its own and
 //! only the columns a query reads are unpacked, so a tree larger than memory streams.
 
 use std::io::{BufRead, Read, Write};
@@ -32,7 +32,7 @@ use crate::error::{Result, StorageError};
 
 /// Nodes per `.gtl` chunk.
 pub const CHUNK_NODES: usize = 1 << 16;
-const MAGIC: &[u8; 4] = b"GTL1";
+const MAGIC: &[u8; 4] = b"GTL2";
 
 /// How an attribute's integers are to be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -684,8 +684,11 @@ fn write_chunk(
     index: &mut rustc_hash::FxHashMap<Vec<u8>, u32>,
 ) -> Result<()> {
     let n = c.levels.len();
-    let mut raw = Vec::with_capacity(n * (4 + c.cols.len() * 2));
+    // Each column is its own zstd stream, so a reader decompresses only what a query reads.
+    let mut streams: Vec<Vec<u8>> = Vec::with_capacity(2 + c.cols.len());
+    let mut raw = Vec::with_capacity(n + 9);
     pack_column(&mut raw, &c.levels);
+    streams.push(raw);
     // Moves: the chunk's distinct moves, then an index per node.
     index.clear();
     let mut table: Vec<&[u8]> = Vec::new();
@@ -705,24 +708,29 @@ fn write_chunk(
         };
         ids.push(i64::from(id));
     }
+    let mut raw = Vec::new();
     raw.extend_from_slice(&(table.len() as u32).to_le_bytes());
     for m in &table {
         raw.push(m.len() as u8);
         raw.extend_from_slice(m);
     }
     pack_column(&mut raw, &ids);
+    streams.push(raw);
     for col in &c.cols {
+        let mut raw = Vec::with_capacity(n * 2 + 9);
         pack_column(&mut raw, col);
+        streams.push(raw);
     }
-    let z = zstd::bulk::compress(&raw, 1).map_err(StorageError::io(tmp))?;
-    for b in [
-        &(n as u32).to_le_bytes()[..],
-        &(raw.len() as u32).to_le_bytes(),
-        &(z.len() as u32).to_le_bytes(),
-        &crc32fast::hash(&z).to_le_bytes(),
-        &z,
-    ] {
-        file.write_all(b).map_err(StorageError::io(tmp))?;
+    let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
+        file.write_all(b).map_err(StorageError::io(tmp))
+    };
+    w(file, &(n as u32).to_le_bytes())?;
+    for raw in &streams {
+        let z = zstd::bulk::compress(raw, 1).map_err(StorageError::io(tmp))?;
+        w(file, &(raw.len() as u32).to_le_bytes())?;
+        w(file, &(z.len() as u32).to_le_bytes())?;
+        w(file, &crc32fast::hash(&z).to_le_bytes())?;
+        w(file, &z)?;
     }
     Ok(())
 }
@@ -957,6 +965,7 @@ pub struct GtlReader {
     pub total: Option<u64>,
     z_buf: Vec<u8>,
     raw_buf: Vec<u8>,
+    tmp_col: Vec<i64>,
     decompressor: zstd::bulk::Decompressor<'static>,
 }
 
@@ -1004,6 +1013,7 @@ impl GtlReader {
             total: None,
             z_buf: Vec::new(),
             raw_buf: Vec::new(),
+            tmp_col: Vec::new(),
             decompressor: zstd::bulk::Decompressor::new().map_err(StorageError::io(path))?,
         })
     }
@@ -1057,15 +1067,67 @@ impl GtlReader {
             self.done = true;
             return Ok(false);
         }
+        if n > CHUNK_NODES {
+            return Err(self.corrupt("chunk sizes out of range"));
+        }
+        let attrs = self.schema.attrs.len();
+        chunk.cols.resize_with(attrs, Vec::new);
+        let mut tmp = std::mem::take(&mut self.tmp_col);
+        for stream in 0..attrs + 2 {
+            let wanted = match stream {
+                0 => true,
+                1 => moves,
+                k => want.get(k - 2).copied().unwrap_or(false),
+            };
+            if !self.read_stream(wanted)? {
+                if stream >= 2 {
+                    chunk.cols[stream - 2].clear();
+                } else {
+                    chunk.moves.clear();
+                }
+                continue;
+            }
+            let raw = std::mem::take(&mut self.raw_buf);
+            let r = match stream {
+                0 => {
+                    let r = unpack_into(&raw, &mut 0, n, true, &mut tmp);
+                    chunk.levels.clear();
+                    chunk.levels.extend(tmp.iter().map(|&l| l as u32));
+                    r
+                }
+                1 => unpack_moves(&raw, n, &mut chunk.moves, &mut tmp),
+                k => unpack_into(&raw, &mut 0, n, true, &mut chunk.cols[k - 2]),
+            };
+            self.raw_buf = raw;
+            if r.is_none() {
+                self.tmp_col = tmp;
+                return Err(self.corrupt("malformed chunk"));
+            }
+        }
+        self.tmp_col = tmp;
+        chunk.first_id = self.next_id;
+        self.next_id += n as u64;
+        Ok(true)
+    }
+
+    /// Reads one stream of a chunk: decompressed into `raw_buf` if `wanted` (checksum
+    /// verified), skipped otherwise. Returns whether it was read.
+    fn read_stream(&mut self, wanted: bool) -> Result<bool> {
         let mut meta = [0u8; 12];
         self.file
             .read_exact(&mut meta)
-            .map_err(|_| self.corrupt("truncated chunk header"))?;
+            .map_err(|_| self.corrupt("truncated chunk"))?;
         let raw_len = u32::from_le_bytes([meta[0], meta[1], meta[2], meta[3]]) as usize;
         let z_len = u32::from_le_bytes([meta[4], meta[5], meta[6], meta[7]]) as usize;
         let crc = u32::from_le_bytes([meta[8], meta[9], meta[10], meta[11]]);
-        if n > CHUNK_NODES || raw_len > 64 << 20 || z_len > 64 << 20 {
+        if raw_len > 64 << 20 || z_len > 64 << 20 {
             return Err(self.corrupt("chunk sizes out of range"));
+        }
+        if !wanted {
+            self.file
+                .seek_relative(z_len as i64)
+                .map_err(|_| self.corrupt("truncated chunk"))?;
+            return Ok(false);
         }
         let mut z = std::mem::take(&mut self.z_buf);
         z.resize(z_len, 0);
@@ -1080,65 +1142,30 @@ impl GtlReader {
                 .decompress_to_buffer(z.as_slice(), &mut raw)
                 .is_ok();
         self.z_buf = z;
+        self.raw_buf = raw;
         if !ok {
-            self.raw_buf = raw;
             return Err(self.corrupt("truncated chunk, checksum mismatch or bad compression"));
         }
-        let r = self.unpack(&raw, n, chunk, moves, want);
-        self.raw_buf = raw;
-        r?;
-        chunk.first_id = self.next_id;
-        self.next_id += n as u64;
         Ok(true)
     }
+}
 
-    fn unpack(
-        &self,
-        raw: &[u8],
-        n: usize,
-        chunk: &mut Chunk,
-        moves: bool,
-        want: &[bool],
-    ) -> Result<()> {
-        let bad = || self.corrupt("malformed chunk");
-        let mut at = 0;
-        let mut tmp = Vec::new();
-        unpack_into(raw, &mut at, n, true, &mut tmp).ok_or_else(bad)?;
-        chunk.levels.clear();
-        chunk.levels.extend(tmp.iter().map(|&l| l as u32));
-        let count = u32::from_le_bytes(
-            raw.get(at..at + 4)
-                .ok_or_else(bad)?
-                .try_into()
-                .map_err(|_| bad())?,
-        ) as usize;
-        at += 4;
-        let mut table = Vec::with_capacity(if moves { count } else { 0 });
-        for _ in 0..count {
-            let len = *raw.get(at).ok_or_else(bad)? as usize;
-            let s = raw.get(at + 1..at + 1 + len).ok_or_else(bad)?;
-            if moves {
-                table.push(String::from_utf8_lossy(s).into_owned());
-            }
-            at += 1 + len;
-        }
-        unpack_into(raw, &mut at, n, moves, &mut tmp).ok_or_else(bad)?;
-        chunk.moves.clear();
-        if moves {
-            for &i in &tmp {
-                chunk
-                    .moves
-                    .push(table.get(i as usize).cloned().ok_or_else(bad)?);
-            }
-        }
-        let attrs = self.schema.attrs.len();
-        chunk.cols.resize_with(attrs, Vec::new);
-        for k in 0..attrs {
-            let w = want.get(k).copied().unwrap_or(false);
-            unpack_into(raw, &mut at, n, w, &mut chunk.cols[k]).ok_or_else(bad)?;
-        }
-        Ok(())
+/// The move stream of a chunk: its move list, then an index per node.
+fn unpack_moves(raw: &[u8], n: usize, out: &mut Vec<String>, tmp: &mut Vec<i64>) -> Option<()> {
+    let count = u32::from_le_bytes(raw.get(0..4)?.try_into().ok()?) as usize;
+    let mut at = 4;
+    let mut table = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = *raw.get(at)? as usize;
+        table.push(String::from_utf8_lossy(raw.get(at + 1..at + 1 + len)?).into_owned());
+        at += 1 + len;
     }
+    unpack_into(raw, &mut at, n, true, tmp)?;
+    out.clear();
+    for &i in tmp.iter() {
+        out.push(table.get(usize::try_from(i).ok()?)?.clone());
+    }
+    Some(())
 }
 
 #[cfg(test)]
