@@ -110,6 +110,48 @@ struct QueryState {
     light: Vec<(u32, i64)>,
 }
 
+impl QueryState {
+    /// The fast test of a size-only or children-only query, and whether it counts children.
+    fn light_test(&self) -> Option<((GOp, i64, bool), bool)> {
+        self.size_only
+            .map(|t| (t, false))
+            .or(self.children_only.map(|t| (t, true)))
+    }
+
+    /// Decides the light candidates at `level` or deeper, `nodes` being the count of nodes
+    /// whose subtrees they could contain.
+    fn close_light(&mut self, level: u32, nodes: i64) {
+        let Some((test, kids)) = self.light_test() else {
+            return;
+        };
+        while let Some(&(l, v)) = self.light.last() {
+            if l < level {
+                break;
+            }
+            self.light.pop();
+            let d = if kids { v } else { nodes - v };
+            self.answer.count += u64::from(size_holds(test, d));
+        }
+    }
+}
+
+/// Whether a node part holds at node `index` of the chunk (precomputed column, else per node).
+fn node_holds(
+    pre: &[i64],
+    index: usize,
+    q: &GtqlQuery,
+    row: &[i64],
+    parent: Option<&[i64]>,
+) -> bool {
+    match pre.get(index) {
+        Some(&v) => v != 0,
+        None => q
+            .node
+            .as_ref()
+            .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
+    }
+}
+
 /// A single-pass evaluator of several queries. Per node the work is a few expression
 /// evaluations per query; frames are recycled, so nothing is allocated once the pass is warm.
 pub struct Pass {
@@ -281,51 +323,18 @@ impl Pass {
         let parent = (!self.levels.is_empty()).then(|| &self.vals[self.vals.len() - width..]);
         let (limit, moves, nodes) = (self.limit, self.moves, self.nodes);
         for (st, pre) in self.states.iter_mut().zip(&self.pre) {
-            // Counting a size-only query needs no frames: a stack of (level, entry) suffices.
-            if let (Some(size), 0) = (st.size_only, limit) {
-                while let Some(&(l, entry)) = st.light.last() {
-                    if l < level {
-                        break;
-                    }
-                    st.light.pop();
-                    st.answer.count += u64::from(size_holds(size, nodes - 1 - entry));
-                }
-                let cand = match pre.get(index) {
-                    Some(&v) => v != 0,
-                    None => st
-                        .query
-                        .node
-                        .as_ref()
-                        .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
-                };
-                if cand {
-                    st.light.push((level, nodes));
-                }
-                continue;
-            }
-            if let (Some(kids), 0) = (st.children_only, limit) {
-                while let Some(&(l, n)) = st.light.last() {
-                    if l < level {
-                        break;
-                    }
-                    st.light.pop();
-                    st.answer.count += u64::from(size_holds(kids, n));
-                }
-                if let Some(top) = st.light.last_mut()
+            // Counting a size-only or children-only query needs no frames: a stack of
+            // (level, entry count or children so far) suffices.
+            if let (Some((_, kids)), 0) = (st.light_test(), limit) {
+                st.close_light(level, nodes - 1);
+                if kids
+                    && let Some(top) = st.light.last_mut()
                     && top.0 + 1 == level
                 {
                     top.1 += 1;
                 }
-                let cand = match pre.get(index) {
-                    Some(&v) => v != 0,
-                    None => st
-                        .query
-                        .node
-                        .as_ref()
-                        .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
-                };
-                if cand {
-                    st.light.push((level, 0));
+                if node_holds(pre, index, &st.query, row, parent) {
+                    st.light.push((level, if kids { 0 } else { nodes }));
                 }
                 continue;
             }
@@ -377,13 +386,7 @@ impl Pass {
                     st.totals[k].add_sum(v, counted);
                 }
             }
-            let cand = match pre.get(index) {
-                Some(&v) => v != 0,
-                None => q
-                    .node
-                    .as_ref()
-                    .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
-            };
+            let cand = node_holds(pre, index, q, row, parent);
             if cand && q.child.is_none() && q.subtree.is_none() {
                 // Nothing to wait for: the node part alone decides.
                 st.answer.count += 1;
@@ -457,16 +460,7 @@ impl Pass {
                 while let Some(top) = st.open.pop() {
                     close(&mut st, top as usize, nodes, limit);
                 }
-                if let (Some(size), 0) = (st.size_only, limit) {
-                    while let Some((_, entry)) = st.light.pop() {
-                        st.answer.count += u64::from(size_holds(size, nodes - entry));
-                    }
-                }
-                if let (Some(kids), 0) = (st.children_only, limit) {
-                    while let Some((_, n)) = st.light.pop() {
-                        st.answer.count += u64::from(size_holds(kids, n));
-                    }
-                }
+                st.close_light(0, nodes);
                 if st.query.standalone.is_some() {
                     st.answer.count = st.standalone as u64;
                 }
