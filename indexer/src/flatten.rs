@@ -67,7 +67,7 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
         flags.set(PositionFlags::MAINLINE, depth == 0);
         flags.set(PositionFlags::VARIATION, depth > 0);
         flags.set(PositionFlags::VIRTUAL_MAINLINE, vml);
-        flags.set(PositionFlags::CHECK, pos.is_check());
+        flags.set(PositionFlags::CHECK, node.check);
         // Mate and stalemate need move generation; only a terminal position can be either.
         if terminal {
             flags.set(PositionFlags::MATE, pos.is_checkmate());

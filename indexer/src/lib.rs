@@ -2,7 +2,7 @@
 //! keeps.
 //!
 //! Owns everything about PGN: splitting a stream into games ([`split`]), tokens with positions
-//! ([`lexer`]), building each game tree by playing its moves ([`tree`]), numbering positions and
+//! ([`lexer`]), resolving SAN quickly ([`san`]), building each game tree by playing its moves ([`tree`]), numbering positions and
 //! computing their columns ([`flatten`]), and the parallel pipeline ([`pipeline`]).
 //!
 //! It must not know how rows are laid out on disk (that is `cqldb-storage`) nor anything about
@@ -20,6 +20,7 @@
 pub mod flatten;
 pub mod lexer;
 pub mod pipeline;
+pub mod san;
 pub mod source;
 pub mod split;
 pub mod tags;

@@ -46,6 +46,8 @@ pub struct Node {
     pub mv: MoveCode,
     /// A line was cut here by a broken move.
     pub truncated: bool,
+    /// The side to move is in check (`pos.is_check()`, computed once when the node is made).
+    pub check: bool,
 }
 
 /// A comment attached to a node.
@@ -178,6 +180,7 @@ pub fn build(text: &[u8]) -> GameTree {
         next_sibling: NO_PARENT,
         children: 0,
         child_index: 0,
+        check: root.is_check(),
         pos: root,
         mv: MoveCode::NONE,
         truncated: false,
@@ -381,9 +384,10 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
         return;
     };
     let parent = line.last;
-    let pos = &g.nodes[parent as usize].pos;
+    let node = &g.nodes[parent as usize];
+    let (pos, in_check) = (&node.pos, node.check);
     let (next, mv) = if san.san == San::Null {
-        if pos.is_check() {
+        if in_check {
             cut(
                 g,
                 line,
@@ -406,11 +410,14 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
             }
         }
     } else {
-        match san
-            .san
-            .to_move(pos)
-            .or_else(|e| with_capture_flipped(san.san, pos).ok_or(e))
-        {
+        let resolved = match crate::san::fast_move(&san.san, pos, in_check) {
+            Some(m) => Ok(m),
+            None => san
+                .san
+                .to_move(pos)
+                .or_else(|e| with_capture_flipped(san.san, pos).ok_or(e)),
+        };
+        match resolved {
             Ok(m) => {
                 let mut p = pos.clone();
                 p.play_unchecked(m);
@@ -552,6 +559,7 @@ fn add_node(g: &mut GameTree, line: &mut Line, next: Chess, mv: MoveCode) {
         next_sibling: NO_PARENT,
         children: 0,
         child_index,
+        check: next.is_check(),
         pos: next,
         mv,
         truncated: false,

@@ -1,30 +1,17 @@
 //! Encoding a batch of games into segment-ready pieces, away from the writer thread.
 //!
 //! Everything expensive about storing games (packing and compressing position columns and game
-//! text, finding the bitmap runs) depends only on the games themselves, so [`encode_batch`] does it
-//! in parallel worker threads. The single writer then only concatenates blobs and inserts runs at
-//! an offset (see `segment.rs`).
+//! text, finding and grouping the bitmap runs) depends only on the games themselves, so
+//! [`encode_batch`] does it in parallel worker threads. The single writer then only concatenates
+//! blobs and keeps the grouped runs (see `segment.rs` and `runs.rs`).
 
-use shakmaty::{Color, Role};
-
-use crate::bitmap::BitmapKey;
 use crate::columns::{encode_block, raw_block_len};
-use crate::schema::{Bitboards, CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
+use crate::runs::BatchRuns;
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
 use crate::segment::{IssueRecord, NewGame};
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
 const TEXT_LEVEL: i32 = 1;
-
-/// A run of consecutive batch-local position ids that have a bitmap key.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Run {
-    /// Encoded [`BitmapKey`].
-    pub key: u64,
-    /// First id (batch-local).
-    pub start: u32,
-    /// One past the last id.
-    pub end: u32,
-}
 
 /// Per-game facts the segment keeps uncompressed.
 #[derive(Clone, Debug)]
@@ -62,8 +49,8 @@ pub struct EncodedBatch {
     pub block_raw_len: u32,
     /// Compressed concatenated game text.
     pub text: Vec<u8>,
-    /// Bitmap runs over batch-local position ids.
-    pub runs: Vec<Run>,
+    /// Bitmap runs over batch-local position ids, grouped by bitmap.
+    pub runs: BatchRuns,
     /// Problems (game = batch-local game index).
     pub issues: Vec<IssueRecord>,
     /// Positions in the batch.
@@ -120,7 +107,7 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
         positions.push(game.positions);
     }
     out.positions = base;
-    out.runs = runs(&positions);
+    out.runs = BatchRuns::of(&positions);
     out.block_raw_len = raw_block_len(&positions, &comments, &nags) as u32;
     out.block = encode_block(&positions, &comments, &nags);
     out.text = crate::columns::compress(&text, TEXT_LEVEL);
@@ -131,123 +118,4 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
 thread_local! {
     /// Reused buffer for a batch's concatenated text (see `columns::SCRATCH`).
     static TEXT_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The piece (as an index 0..12: colour * 6 + role - 1) standing on `sq`, if any.
-fn piece_at(b: &Bitboards, sq: u32) -> Option<usize> {
-    let bit = 1u64 << sq;
-    let color = if b.0[0] & bit != 0 {
-        0
-    } else if b.0[1] & bit != 0 {
-        1
-    } else {
-        return None;
-    };
-    (0..6)
-        .find(|r| b.0[2 + r] & bit != 0)
-        .map(|r| color * 6 + r)
-}
-
-fn piece_key(piece: usize, sq: u32) -> u64 {
-    let color = if piece < 6 {
-        Color::White
-    } else {
-        Color::Black
-    };
-    let role = Role::ALL[piece % 6];
-    BitmapKey::Piece(color, role, shakmaty::Square::new(sq)).to_u64()
-}
-
-/// The bitmap runs of consecutive positions: pieces on squares, flags, material. Only the squares
-/// whose contents differ from the previous position are looked at (two to four per move).
-fn runs(games: &[Vec<PositionRecord>]) -> Vec<Run> {
-    let n: usize = games.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(n * 3);
-    let mut run_start = [0u32; 64];
-    let mut prev = Bitboards::default();
-    let mut flag_start = [0u32; 16];
-    let mut prev_flags = 0u16;
-    let mut material = (0u32, None);
-    let end = n as u32;
-    for (id, rec) in games.iter().flatten().enumerate() {
-        let id = id as u32;
-        let mut changed = 0u64;
-        for (a, b) in prev.0.iter().zip(rec.board.0.iter()) {
-            changed |= a ^ b;
-        }
-        while changed != 0 {
-            let sq = changed.trailing_zeros();
-            changed &= changed - 1;
-            let (old, new) = (piece_at(&prev, sq), piece_at(&rec.board, sq));
-            if old == new {
-                continue;
-            }
-            if let Some(p) = old {
-                out.push(Run {
-                    key: piece_key(p, sq),
-                    start: run_start[sq as usize],
-                    end: id,
-                });
-            }
-            if new.is_some() {
-                run_start[sq as usize] = id;
-            }
-        }
-        prev = rec.board;
-        let flags = rec.flags.0;
-        let mut changed = flags ^ prev_flags;
-        while changed != 0 {
-            let bit = changed.trailing_zeros();
-            changed &= changed - 1;
-            if flags >> bit & 1 == 1 {
-                flag_start[bit as usize] = id;
-            } else {
-                out.push(Run {
-                    key: BitmapKey::Flag(bit as u8).to_u64(),
-                    start: flag_start[bit as usize],
-                    end: id,
-                });
-            }
-        }
-        prev_flags = flags;
-        if material.1 != Some(rec.material) {
-            if let Some(m) = material.1 {
-                out.push(Run {
-                    key: BitmapKey::Material(m).to_u64(),
-                    start: material.0,
-                    end: id,
-                });
-            }
-            material = (id, Some(rec.material));
-        }
-    }
-    let mut occupied = prev.0[0] | prev.0[1];
-    while occupied != 0 {
-        let sq = occupied.trailing_zeros();
-        occupied &= occupied - 1;
-        if let Some(p) = piece_at(&prev, sq) {
-            out.push(Run {
-                key: piece_key(p, sq),
-                start: run_start[sq as usize],
-                end,
-            });
-        }
-    }
-    for bit in 0..16u32 {
-        if prev_flags >> bit & 1 == 1 {
-            out.push(Run {
-                key: BitmapKey::Flag(bit as u8).to_u64(),
-                start: flag_start[bit as usize],
-                end,
-            });
-        }
-    }
-    if let Some(m) = material.1 {
-        out.push(Run {
-            key: BitmapKey::Material(m).to_u64(),
-            start: material.0,
-            end,
-        });
-    }
-    out
 }

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use shakmaty::{Color, Role, Square};
 
-use crate::batch::Run;
+use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
 use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, MaterialSignature, PositionFlags};
 
 /// The name of one bitmap.
@@ -89,20 +89,17 @@ impl BitmapKey {
 
 /// Accumulates the bitmaps of one segment from per-batch runs and per-game attributes.
 ///
-/// Runs arrive in ascending order per key, so they are only appended (merging touching runs) and
-/// serialised straight into roaring's portable format at the end: building `RoaringBitmap`s
-/// range by range cost more than everything else the writer does.
+/// Each batch's runs arrive grouped by bitmap (see [`BatchRuns`]) and are kept as they are; at the
+/// end every bitmap's runs are concatenated over the batches (merging runs that touch across a
+/// batch boundary) and serialised straight into roaring's portable format. Building
+/// `RoaringBitmap`s range by range, or appending runs one by one in the writer thread, cost more
+/// than everything else the writer does.
+#[derive(Default)]
 pub struct BitmapBuilder {
-    /// Piece-square and flag runs, densely indexed (they are nearly all the runs).
-    pieces: Vec<Vec<(u32, u32)>>,
-    flags: Vec<Vec<(u32, u32)>>,
+    /// Each batch's first segment-local position id and its runs.
+    batches: Vec<(u32, BatchRuns)>,
+    /// Material and game bitmaps (few runs each), by key.
     other: FxHashMap<u64, Vec<(u32, u32)>>,
-}
-
-impl Default for BitmapBuilder {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 fn push_run(runs: &mut Vec<(u32, u32)>, start: u32, end: u32) {
@@ -118,36 +115,27 @@ fn push_run(runs: &mut Vec<(u32, u32)>, start: u32, end: u32) {
 impl BitmapBuilder {
     /// An empty builder.
     pub fn new() -> Self {
-        Self {
-            pieces: vec![Vec::new(); 768],
-            flags: vec![Vec::new(); 16],
-            other: FxHashMap::default(),
-        }
-    }
-
-    fn runs(&mut self, key: u64) -> &mut Vec<(u32, u32)> {
-        if key >> 56 == 1 {
-            // Piece keys: colour << 9 | role << 6 | square, role 1..=6.
-            let v = (key & 0x3ff) as usize;
-            let idx = (v >> 9) * 384 + (((v >> 6) & 7) - 1) * 64 + (v & 63);
-            &mut self.pieces[idx]
-        } else if key >> 56 == 2 {
-            &mut self.flags[(key & 15) as usize]
-        } else {
-            self.other.entry(key).or_default()
-        }
+        Self::default()
     }
 
     /// Adds a batch's runs, its position ids shifted by `base`.
-    pub fn add_runs(&mut self, base: u32, runs: &[Run]) {
-        for r in runs {
-            push_run(self.runs(r.key), base + r.start, base + r.end);
+    pub fn add_runs(&mut self, base: u32, runs: BatchRuns) {
+        let mut current: Option<(u64, &mut Vec<(u32, u32)>)> = None;
+        for &(key, start, end) in runs.material() {
+            let list = match current {
+                Some((k, list)) if k == key => list,
+                _ => self.other.entry(key).or_default(),
+            };
+            push_run(list, base + start, base + end);
+            current = Some((key, list));
         }
+        self.batches.push((base, runs));
     }
 
     /// Adds a game (segment-local number `game`).
     pub fn push_game(&mut self, game: u32, meta: &GameMeta) {
-        let mut add = |key: BitmapKey| push_run(self.runs(key.to_u64()), game, game + 1);
+        let mut add =
+            |key: BitmapKey| push_run(self.other.entry(key.to_u64()).or_default(), game, game + 1);
         add(BitmapKey::Result(meta.result));
         if meta.year > 0 {
             add(BitmapKey::Year(meta.year));
@@ -167,23 +155,25 @@ impl BitmapBuilder {
 
     /// Serialises every non-empty bitmap, sorted by key.
     pub fn finish(self) -> (Vec<u64>, Vec<Vec<u8>>) {
-        let mut entries: Vec<(u64, Vec<(u32, u32)>)> = self.other.into_iter().collect();
-        for (idx, runs) in self.pieces.into_iter().enumerate() {
-            let (color, role, sq) = (idx / 384, idx % 384 / 64 + 1, idx % 64);
-            let key = 1u64 << 56 | (color as u64) << 9 | (role as u64) << 6 | sq as u64;
-            entries.push((key, runs));
-        }
-        for (bit, runs) in self.flags.into_iter().enumerate() {
-            entries.push((BitmapKey::Flag(bit as u8).to_u64(), runs));
-        }
-        entries.retain(|(_, runs)| !runs.is_empty());
-        entries.sort_unstable_by_key(|(k, _)| *k);
-        let keys = entries.iter().map(|(k, _)| *k).collect();
-        let blobs = entries
-            .iter()
-            .map(|(_, runs)| serialize_runs(runs))
+        let mut entries: Vec<(u64, Vec<u8>)> = self
+            .other
+            .into_iter()
+            .map(|(key, runs)| (key, serialize_runs(&runs)))
             .collect();
-        (keys, blobs)
+        let mut scratch = Vec::new();
+        for slot in 0..DENSE_SLOTS {
+            scratch.clear();
+            for (base, runs) in &self.batches {
+                for &(start, end) in runs.slot(slot) {
+                    push_run(&mut scratch, base + start, base + end);
+                }
+            }
+            if !scratch.is_empty() {
+                entries.push((slot_key(slot), serialize_runs(&scratch)));
+            }
+        }
+        entries.sort_unstable_by_key(|(k, _)| *k);
+        entries.into_iter().unzip()
     }
 }
 

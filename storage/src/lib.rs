@@ -26,6 +26,7 @@ pub mod error;
 pub mod file;
 pub mod gtl;
 pub mod replay;
+pub mod runs;
 pub mod schema;
 pub mod segment;
 pub mod tags;

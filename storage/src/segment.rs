@@ -216,7 +216,7 @@ impl SegmentBuilder {
             data: batch.block,
         });
         self.data.text_chunks.push(batch.text);
-        self.bitmaps.add_runs(base, &batch.runs);
+        self.bitmaps.add_runs(base, batch.runs);
         self.data.variations += batch.variations;
         self.positions += u64::from(batch.positions);
     }
