@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cqldb_storage::{DbWriter, EncodedBatch, encode_batch};
+use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch};
 use crossbeam_channel::bounded;
 
 use crate::flatten::index_game;
@@ -142,9 +142,12 @@ fn ingest_one(
             let _ = std::thread::Builder::new()
                 .name("cqldb-parse".into())
                 .spawn_scoped(scope, move || {
+                    let mut encoder = BatchEncoder::default();
                     for (seq, batch) in raw_rx {
-                        let parsed = batch.into_iter().map(|g| index_game(g, file)).collect();
-                        if done_tx.send((seq, encode_batch(parsed))).is_err() {
+                        for raw in batch {
+                            encoder.push(index_game(raw, file));
+                        }
+                        if done_tx.send((seq, encoder.finish())).is_err() {
                             return;
                         }
                     }

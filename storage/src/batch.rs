@@ -5,9 +5,9 @@
 //! [`encode_batch`] does it in parallel worker threads. The single writer then only concatenates
 //! blobs and keeps the grouped runs (see `segment.rs` and `runs.rs`).
 
-use crate::columns::{encode_block, raw_block_len};
-use crate::runs::BatchRuns;
-use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
+use crate::columns::BlockWriter;
+use crate::runs::{BatchRuns, RunFinder};
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef};
 use crate::segment::{IssueRecord, NewGame};
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
@@ -61,22 +61,46 @@ pub struct EncodedBatch {
 
 /// Encodes games for a segment (call from any thread).
 pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
-    let mut out = EncodedBatch::default();
-    let total = games.len();
-    let mut positions: Vec<Vec<PositionRecord>> = Vec::with_capacity(total);
-    let mut base = 0u32;
-    let mut comments: Vec<CommentRef> = Vec::new();
-    let mut nags: Vec<NagRef> = Vec::new();
-    let mut text = TEXT_SCRATCH.with(|c| std::mem::take(&mut *c.borrow_mut()));
-    text.clear();
-    text.reserve(games.iter().map(|g| g.text.len()).sum());
-    for (i, game) in games.into_iter().enumerate() {
-        out.games.push(BatchGame {
+    let mut encoder = BatchEncoder::default();
+    games.into_iter().for_each(|g| encoder.push(g));
+    encoder.finish()
+}
+
+/// Encodes a batch one game at a time: each game's rows are packed into the block columns and
+/// searched for bitmap runs right after they are made, while still in cache, and then dropped,
+/// so a batch never holds all its rows. A parser thread keeps one encoder and reuses its buffers
+/// from batch to batch.
+#[derive(Default)]
+pub struct BatchEncoder {
+    out: EncodedBatch,
+    text: Vec<u8>,
+    comments: Vec<CommentRef>,
+    nags: Vec<NagRef>,
+    block: BlockWriter,
+    runs: RunFinder,
+}
+
+impl BatchEncoder {
+    /// Games pushed since the last [`BatchEncoder::finish`].
+    pub fn len(&self) -> usize {
+        self.out.games.len()
+    }
+
+    /// True when no game was pushed since the last [`BatchEncoder::finish`].
+    pub fn is_empty(&self) -> bool {
+        self.out.games.is_empty()
+    }
+
+    /// Adds the next game of the batch.
+    pub fn push(&mut self, game: NewGame) {
+        let i = self.out.games.len() as u32;
+        let base = self.out.positions;
+        self.out.games.push(BatchGame {
             file: game.file,
             line: game.line,
             byte_offset: game.byte_offset,
             positions: game.positions.len() as u32,
-            text_offset: text.len() as u32,
+            text_offset: self.text.len() as u32,
             text_len: game.text.len() as u32,
             meta: game.meta.unwrap_or(GameMeta {
                 result: GameResult::Unknown,
@@ -89,33 +113,37 @@ pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
             detached_variations: game.detached_variations,
             tags: game.tags,
         });
-        text.extend_from_slice(&game.text);
-        out.issues.extend(game.issues.into_iter().map(|mut is| {
-            is.game = i as u32;
-            is
-        }));
-        comments.extend(game.comments.iter().map(|c| CommentRef {
-            position: c.position + base,
-            ..*c
-        }));
-        nags.extend(game.nags.iter().map(|n| NagRef {
+        self.text.extend_from_slice(&game.text);
+        self.out.issues.extend(
+            game.issues
+                .into_iter()
+                .map(|is| IssueRecord { game: i, ..is }),
+        );
+        self.comments
+            .extend(game.comments.iter().map(|c| CommentRef {
+                position: c.position + base,
+                ..*c
+            }));
+        self.nags.extend(game.nags.iter().map(|n| NagRef {
             position: n.position + base,
             nag: n.nag,
         }));
-        out.variations += game.positions.iter().filter(|p| p.child_index > 0).count() as u64;
-        base += game.positions.len() as u32;
-        positions.push(game.positions);
+        self.out.variations += game.positions.iter().filter(|p| p.child_index > 0).count() as u64;
+        self.out.positions += game.positions.len() as u32;
+        self.block.push_game(&game.positions);
+        self.runs.push_game(&game.positions);
     }
-    out.positions = base;
-    out.runs = BatchRuns::of(&positions);
-    out.block_raw_len = raw_block_len(&positions, &comments, &nags) as u32;
-    out.block = encode_block(&positions, &comments, &nags);
-    out.text = crate::columns::compress(&text, TEXT_LEVEL);
-    TEXT_SCRATCH.with(|c| *c.borrow_mut() = text);
-    out
-}
 
-thread_local! {
-    /// Reused buffer for a batch's concatenated text (see `columns::SCRATCH`).
-    static TEXT_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The encoded batch of every game pushed; the encoder is then empty again.
+    pub fn finish(&mut self) -> EncodedBatch {
+        let mut out = std::mem::take(&mut self.out);
+        out.runs = self.runs.finish();
+        out.block_raw_len = self.block.raw_len(&self.comments, &self.nags) as u32;
+        out.block = self.block.finish(&self.comments, &self.nags);
+        out.text = crate::columns::compress(&self.text, TEXT_LEVEL);
+        self.text.clear();
+        self.comments.clear();
+        self.nags.clear();
+        out
+    }
 }

@@ -33,33 +33,6 @@ pub struct DecodedBlock {
     pub nags: Vec<NagRef>,
 }
 
-/// Little-endian column writer.
-struct Out(Vec<u8>);
-
-impl Out {
-    fn col<T>(&mut self, items: &[T], f: impl Fn(&T) -> u64, width: usize) {
-        self.col_iter(items.len(), items.iter(), f, width);
-    }
-
-    fn col_iter<'a, T: 'a>(
-        &mut self,
-        n: usize,
-        items: impl Iterator<Item = &'a T>,
-        f: impl Fn(&T) -> u64,
-        width: usize,
-    ) {
-        self.0.extend_from_slice(&(n as u32).to_le_bytes());
-        self.0.reserve(n * width);
-        // One loop per width so each value is a fixed-size store, not a memcpy call.
-        match width {
-            1 => items.for_each(|it| self.0.push(f(it) as u8)),
-            2 => items.for_each(|it| self.0.extend_from_slice(&(f(it) as u16).to_le_bytes())),
-            4 => items.for_each(|it| self.0.extend_from_slice(&(f(it) as u32).to_le_bytes())),
-            _ => items.for_each(|it| self.0.extend_from_slice(&f(it).to_le_bytes())),
-        }
-    }
-}
-
 /// Little-endian column reader; every read is bounds-checked (a corrupt block is an error).
 struct In<'a> {
     buf: &'a [u8],
@@ -119,70 +92,136 @@ impl<'a> In<'a> {
     }
 }
 
-/// Packs and compresses a block. `games` are whole games in id order, parents given as game-local
-/// ids (as in [`PositionRecord::parent`]); comment and NAG positions are block-local.
+/// Packs the columns of a block one game at a time (while the game's rows are still in cache)
+/// and compresses them at the end. Reusable: [`BlockWriter::finish`] leaves it empty with its
+/// buffers kept.
+///
+/// Games are whole games in id order, parents given as game-local ids (as in
+/// [`PositionRecord::parent`]); comment and NAG positions are block-local.
+#[derive(Default)]
+pub struct BlockWriter {
+    positions: usize,
+    parent_delta: Vec<u8>,
+    flags: Vec<u8>,
+    moves: Vec<u8>,
+    castling: Vec<u8>,
+    ep: Vec<u8>,
+    halfmoves: Vec<u8>,
+    roots: usize,
+    root_boards: [Vec<u8>; 8],
+    root_move_number: Vec<u8>,
+    root_white: Vec<u8>,
+    raw: Vec<u8>,
+}
+
+impl BlockWriter {
+    /// Appends one game's rows.
+    pub fn push_game(&mut self, game: &[PositionRecord]) {
+        self.positions += game.len();
+        for (i, p) in game.iter().enumerate() {
+            let delta = if p.parent == NO_PARENT {
+                0
+            } else {
+                (i as u32).wrapping_sub(p.parent)
+            };
+            self.parent_delta.extend_from_slice(&delta.to_le_bytes());
+            self.flags.push(stored_flags(p.flags));
+            self.moves.extend_from_slice(&p.mv.0.to_le_bytes());
+            self.castling
+                .extend_from_slice(&castling_to_u16(p.castling).to_le_bytes());
+            self.ep.push(p.ep_square.map_or(64, u8::from));
+            let clock = p.halfmove_clock.min(u32::from(u16::MAX)) as u16;
+            self.halfmoves.extend_from_slice(&clock.to_le_bytes());
+        }
+        if let Some(root) = game.first() {
+            self.roots += 1;
+            for (col, bb) in self.root_boards.iter_mut().zip(root.board.0) {
+                col.extend_from_slice(&bb.to_le_bytes());
+            }
+            self.root_move_number
+                .extend_from_slice(&root.move_number.to_le_bytes());
+            self.root_white
+                .push(u8::from(root.flags.contains(PositionFlags::WHITE_TO_MOVE)));
+        }
+    }
+
+    /// The packed size so far plus the comment and NAG columns (what [`decode_block`] needs as
+    /// its bound).
+    pub fn raw_len(&self, comments: &[CommentRef], nags: &[NagRef]) -> usize {
+        4 * 32 + self.positions * 14 + self.roots * 69 + comments.len() * 13 + nags.len() * 5
+    }
+
+    /// The compressed block of everything pushed, with these comments and NAGs; the writer is
+    /// then empty again.
+    pub fn finish(&mut self, comments: &[CommentRef], nags: &[NagRef]) -> Vec<u8> {
+        let mut raw = std::mem::take(&mut self.raw);
+        raw.clear();
+        raw.reserve(self.raw_len(comments, nags));
+        let (n, roots) = (self.positions as u32, self.roots as u32);
+        let mut col = |count: u32, bytes: &mut Vec<u8>| {
+            raw.extend_from_slice(&count.to_le_bytes());
+            raw.extend_from_slice(bytes);
+            bytes.clear();
+        };
+        col(n, &mut self.parent_delta);
+        col(n, &mut self.flags);
+        col(n, &mut self.moves);
+        col(n, &mut self.castling);
+        col(n, &mut self.ep);
+        col(n, &mut self.halfmoves);
+        for board in &mut self.root_boards {
+            col(roots, board);
+        }
+        col(roots, &mut self.root_move_number);
+        col(roots, &mut self.root_white);
+        let c = comments.len() as u32;
+        let mut packed = |count: u32, f: &dyn Fn(&mut Vec<u8>)| {
+            raw.extend_from_slice(&count.to_le_bytes());
+            f(&mut raw);
+        };
+        packed(c, &|o| {
+            comments
+                .iter()
+                .for_each(|x| o.extend_from_slice(&x.position.to_le_bytes()))
+        });
+        packed(c, &|o| {
+            comments
+                .iter()
+                .for_each(|x| o.push(u8::from(x.placement == CommentPlacement::Before)))
+        });
+        packed(c, &|o| {
+            comments
+                .iter()
+                .for_each(|x| o.extend_from_slice(&x.start.to_le_bytes()))
+        });
+        packed(c, &|o| {
+            comments
+                .iter()
+                .for_each(|x| o.extend_from_slice(&x.len.to_le_bytes()))
+        });
+        let g = nags.len() as u32;
+        packed(g, &|o| {
+            nags.iter()
+                .for_each(|x| o.extend_from_slice(&x.position.to_le_bytes()))
+        });
+        packed(g, &|o| nags.iter().for_each(|x| o.push(x.nag)));
+        let out = compress(&raw, BLOCK_LEVEL);
+        self.raw = raw;
+        self.positions = 0;
+        self.roots = 0;
+        out
+    }
+}
+
+/// Packs and compresses a block of whole games (see [`BlockWriter`]).
 pub fn encode_block(
     games: &[Vec<PositionRecord>],
     comments: &[CommentRef],
     nags: &[NagRef],
 ) -> Vec<u8> {
-    let n: usize = games.iter().map(Vec::len).sum();
-    let all = || games.iter().flatten();
-    let mut o = Out(SCRATCH.with(|c| std::mem::take(&mut *c.borrow_mut())));
-    o.0.clear();
-    o.0.reserve(n * 60 + 256);
-    let deltas: Vec<u32> = games
-        .iter()
-        .flat_map(|g| {
-            g.iter().enumerate().map(|(i, p)| {
-                if p.parent == NO_PARENT {
-                    0
-                } else {
-                    (i as u32).wrapping_sub(p.parent)
-                }
-            })
-        })
-        .collect();
-    o.col(&deltas, |d| u64::from(*d), 4);
-    o.col_iter(n, all(), |p| u64::from(stored_flags(p.flags)), 1);
-    o.col_iter(n, all(), |p| u64::from(p.mv.0), 4);
-    o.col_iter(n, all(), |p| u64::from(castling_to_u16(p.castling)), 2);
-    o.col_iter(n, all(), |p| p.ep_square.map_or(64, u64::from), 1);
-    o.col_iter(
-        n,
-        all(),
-        |p| u64::from(p.halfmove_clock.min(u32::from(u16::MAX))),
-        2,
-    );
-    let roots: Vec<&PositionRecord> = games.iter().filter_map(|g| g.first()).collect();
-    for i in 0..8 {
-        o.col(&roots, |p| p.board.0[i], 8);
-    }
-    o.col(&roots, |p| u64::from(p.move_number), 4);
-    o.col(
-        &roots,
-        |p| u64::from(p.flags.contains(PositionFlags::WHITE_TO_MOVE)),
-        1,
-    );
-    o.col(comments, |c| u64::from(c.position), 4);
-    o.col(
-        comments,
-        |c| u64::from(c.placement == CommentPlacement::Before),
-        1,
-    );
-    o.col(comments, |c| u64::from(c.start), 4);
-    o.col(comments, |c| u64::from(c.len), 4);
-    o.col(nags, |n| u64::from(n.position), 4);
-    o.col(nags, |n| u64::from(n.nag), 1);
-    // Compressing into a Vec cannot fail for a valid level.
-    let out = compress(&o.0, BLOCK_LEVEL);
-    SCRATCH.with(|c| *c.borrow_mut() = o.0);
-    out
-}
-
-thread_local! {
-    /// Per-thread scratch buffer for packing, reused so every batch does not fault in fresh pages.
-    pub(crate) static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    let mut w = BlockWriter::default();
+    games.iter().for_each(|g| w.push_game(g));
+    w.finish(comments, nags)
 }
 
 /// Decompresses and unpacks a block; `None` if it is malformed. `raw_len` bounds the allocation.
@@ -361,12 +400,6 @@ fn castling_to_u16(b: Bitboard) -> u16 {
 
 fn castling_from_u16(v: u16) -> Bitboard {
     Bitboard(u64::from(v & 0xff) | (u64::from(v >> 8) << 56))
-}
-
-/// Upper bound of a block's unpacked size (for the decompression buffer).
-pub fn raw_block_len(games: &[Vec<PositionRecord>], c: &[CommentRef], n: &[NagRef]) -> usize {
-    let positions: usize = games.iter().map(Vec::len).sum();
-    4 * 32 + positions * 14 + games.len() * 69 + c.len() * 13 + n.len() * 5
 }
 
 thread_local! {

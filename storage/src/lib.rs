@@ -31,7 +31,7 @@ pub mod schema;
 pub mod segment;
 pub mod tags;
 
-pub use batch::{EncodedBatch, encode_batch};
+pub use batch::{BatchEncoder, EncodedBatch, encode_batch};
 pub use bitmap::BitmapKey;
 pub use catalog::SegmentEntry;
 pub use columns::DecodedBlock;

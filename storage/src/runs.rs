@@ -11,7 +11,7 @@
 use shakmaty::{Color, Role, Square};
 
 use crate::bitmap::BitmapKey;
-use crate::schema::{Bitboards, PositionRecord};
+use crate::schema::{Bitboards, MaterialSignature, PositionRecord};
 
 /// Piece-square bitmaps (12 pieces × 64 squares) followed by the 16 flag bitmaps: the bitmaps that
 /// get nearly every run, numbered densely.
@@ -77,39 +77,147 @@ impl BatchRuns {
 
     /// The runs of the positions of `games` numbered consecutively from 0.
     pub fn of(games: &[Vec<PositionRecord>]) -> Self {
-        FLAT.with(|cell| {
-            let mut flat = cell.borrow_mut();
-            flat.clear();
-            let mut material = Vec::new();
-            find_runs(games, &mut flat, &mut material);
-            // Counting sort by slot; runs of one slot keep their (ascending) order.
-            let mut offsets = vec![0u32; DENSE_SLOTS + 1];
-            for &(slot, ..) in flat.iter() {
-                offsets[slot as usize + 1] += 1;
-            }
-            for s in 0..DENSE_SLOTS {
-                offsets[s + 1] += offsets[s];
-            }
-            let mut next = offsets.clone();
-            let mut dense = vec![(0u32, 0u32); flat.len()];
-            for &(slot, start, end) in flat.iter() {
-                let at = &mut next[slot as usize];
-                dense[*at as usize] = (start, end);
-                *at += 1;
-            }
-            material.sort_by_key(|&(key, start, _)| (key, start));
-            Self {
-                offsets,
-                dense,
-                material,
-            }
-        })
+        let mut finder = RunFinder::default();
+        games.iter().for_each(|g| finder.push_game(g));
+        finder.finish()
     }
 }
 
-thread_local! {
-    /// Reused buffer of (slot, start, end) before grouping.
-    static FLAT: std::cell::RefCell<Vec<(u16, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+/// Finds a batch's runs one game at a time (while the game's rows are still in cache); the state
+/// carries over from game to game, so a piece that stands on the same square at the end of one
+/// game and the start of the next stays in one run. Reusable after [`RunFinder::finish`].
+pub struct RunFinder {
+    /// Position id of the next row.
+    next: u32,
+    /// `run_start[piece * 64 + square]`: where the current run of that piece on that square began.
+    run_start: [u32; 12 * 64],
+    prev: [u64; 12],
+    flag_start: [u32; 16],
+    prev_flags: u16,
+    material: (u32, Option<MaterialSignature>),
+    /// Runs as (slot, start, end) in the order found.
+    flat: Vec<(u16, u32, u32)>,
+    material_runs: Vec<(u64, u32, u32)>,
+    /// Per-slot counters of the grouping sort.
+    counts: Vec<u32>,
+}
+
+impl Default for RunFinder {
+    fn default() -> Self {
+        Self {
+            next: 0,
+            run_start: [0; 12 * 64],
+            prev: [0; 12],
+            flag_start: [0; 16],
+            prev_flags: 0,
+            material: (0, None),
+            flat: Vec::new(),
+            material_runs: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+}
+
+impl RunFinder {
+    /// Feeds the rows of the next game.
+    pub fn push_game(&mut self, game: &[PositionRecord]) {
+        for rec in game {
+            let id = self.next;
+            self.next += 1;
+            let now = piece_boards(&rec.board);
+            for (piece, (&old, &new)) in self.prev.iter().zip(now.iter()).enumerate() {
+                let diff = old ^ new;
+                if diff == 0 {
+                    continue;
+                }
+                let mut gone = old & diff;
+                while gone != 0 {
+                    let slot = piece * 64 + gone.trailing_zeros() as usize;
+                    gone &= gone - 1;
+                    self.flat.push((slot as u16, self.run_start[slot], id));
+                }
+                let mut came = new & diff;
+                while came != 0 {
+                    let slot = piece * 64 + came.trailing_zeros() as usize;
+                    came &= came - 1;
+                    self.run_start[slot] = id;
+                }
+            }
+            self.prev = now;
+            let flags = rec.flags.0;
+            let mut changed = flags ^ self.prev_flags;
+            while changed != 0 {
+                let bit = changed.trailing_zeros() as usize;
+                changed &= changed - 1;
+                if flags >> bit & 1 == 1 {
+                    self.flag_start[bit] = id;
+                } else {
+                    self.flat
+                        .push(((FLAG_SLOT + bit) as u16, self.flag_start[bit], id));
+                }
+            }
+            self.prev_flags = flags;
+            if self.material.1 != Some(rec.material) {
+                if let (start, Some(m)) = self.material {
+                    self.material_runs
+                        .push((BitmapKey::Material(m).to_u64(), start, id));
+                }
+                self.material = (id, Some(rec.material));
+            }
+        }
+    }
+
+    /// Closes every open run and returns the batch's runs grouped by bitmap; the finder is then
+    /// ready for a new batch.
+    pub fn finish(&mut self) -> BatchRuns {
+        let end = self.next;
+        for (piece, &bb) in self.prev.iter().enumerate() {
+            let mut left = bb;
+            while left != 0 {
+                let slot = piece * 64 + left.trailing_zeros() as usize;
+                left &= left - 1;
+                self.flat.push((slot as u16, self.run_start[slot], end));
+            }
+        }
+        for (bit, &start) in self.flag_start.iter().enumerate() {
+            if self.prev_flags >> bit & 1 == 1 {
+                self.flat.push(((FLAG_SLOT + bit) as u16, start, end));
+            }
+        }
+        if let (start, Some(m)) = self.material {
+            self.material_runs
+                .push((BitmapKey::Material(m).to_u64(), start, end));
+        }
+        // Counting sort by slot; runs of one slot keep their (ascending) order.
+        let counts = &mut self.counts;
+        counts.clear();
+        counts.resize(DENSE_SLOTS + 1, 0);
+        for &(slot, ..) in &self.flat {
+            counts[slot as usize + 1] += 1;
+        }
+        for s in 0..DENSE_SLOTS {
+            counts[s + 1] += counts[s];
+        }
+        let offsets = counts.clone();
+        let mut dense = vec![(0u32, 0u32); self.flat.len()];
+        for &(slot, start, end) in &self.flat {
+            let at = &mut counts[slot as usize];
+            dense[*at as usize] = (start, end);
+            *at += 1;
+        }
+        let mut material = std::mem::take(&mut self.material_runs);
+        material.sort_by_key(|&(key, start, _)| (key, start));
+        self.flat.clear();
+        self.next = 0;
+        self.prev = [0; 12];
+        self.prev_flags = 0;
+        self.material = (0, None);
+        BatchRuns {
+            offsets,
+            dense,
+            material,
+        }
+    }
 }
 
 /// The twelve piece bitboards (index colour * 6 + role - 1, white first) of a placement.
@@ -119,79 +227,6 @@ fn piece_boards(b: &Bitboards) -> [u64; 12] {
         *bb = b.0[i / 6] & b.0[2 + i % 6];
     }
     out
-}
-
-fn find_runs(
-    games: &[Vec<PositionRecord>],
-    flat: &mut Vec<(u16, u32, u32)>,
-    material_runs: &mut Vec<(u64, u32, u32)>,
-) {
-    let n: usize = games.iter().map(Vec::len).sum();
-    flat.reserve(n * 3);
-    // run_start[piece * 64 + square]: where the current run of that piece on that square began.
-    let mut run_start = [0u32; 12 * 64];
-    let mut prev = [0u64; 12];
-    let mut flag_start = [0u32; 16];
-    let mut prev_flags = 0u16;
-    let mut material = (0u32, None);
-    let end = n as u32;
-    for (id, rec) in games.iter().flatten().enumerate() {
-        let id = id as u32;
-        let now = piece_boards(&rec.board);
-        for (piece, (&old, &new)) in prev.iter().zip(now.iter()).enumerate() {
-            let diff = old ^ new;
-            if diff == 0 {
-                continue;
-            }
-            let mut gone = old & diff;
-            while gone != 0 {
-                let slot = piece * 64 + gone.trailing_zeros() as usize;
-                gone &= gone - 1;
-                flat.push((slot as u16, run_start[slot], id));
-            }
-            let mut came = new & diff;
-            while came != 0 {
-                let slot = piece * 64 + came.trailing_zeros() as usize;
-                came &= came - 1;
-                run_start[slot] = id;
-            }
-        }
-        prev = now;
-        let flags = rec.flags.0;
-        let mut changed = flags ^ prev_flags;
-        while changed != 0 {
-            let bit = changed.trailing_zeros() as usize;
-            changed &= changed - 1;
-            if flags >> bit & 1 == 1 {
-                flag_start[bit] = id;
-            } else {
-                flat.push(((FLAG_SLOT + bit) as u16, flag_start[bit], id));
-            }
-        }
-        prev_flags = flags;
-        if material.1 != Some(rec.material) {
-            if let Some(m) = material.1 {
-                material_runs.push((BitmapKey::Material(m).to_u64(), material.0, id));
-            }
-            material = (id, Some(rec.material));
-        }
-    }
-    for (piece, &bb) in prev.iter().enumerate() {
-        let mut left = bb;
-        while left != 0 {
-            let slot = piece * 64 + left.trailing_zeros() as usize;
-            left &= left - 1;
-            flat.push((slot as u16, run_start[slot], end));
-        }
-    }
-    for (bit, &start) in flag_start.iter().enumerate() {
-        if prev_flags >> bit & 1 == 1 {
-            flat.push(((FLAG_SLOT + bit) as u16, start, end));
-        }
-    }
-    if let Some(m) = material.1 {
-        material_runs.push((BitmapKey::Material(m).to_u64(), material.0, end));
-    }
 }
 
 #[cfg(test)]
