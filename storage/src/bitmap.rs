@@ -37,6 +37,8 @@ pub enum BitmapKey {
     Eco(u16),
     /// Games whose player of this colour has an Elo in this band (`elo / 100`).
     EloBand(Color, u16),
+    /// Games with this tag value (its number in the segment's tag index, see `tags.rs`).
+    TagValue(u32),
 }
 
 impl BitmapKey {
@@ -44,7 +46,7 @@ impl BitmapKey {
     pub fn is_game_key(&self) -> bool {
         matches!(
             self,
-            Self::Result(_) | Self::Year(_) | Self::Eco(_) | Self::EloBand(..)
+            Self::Result(_) | Self::Year(_) | Self::Eco(_) | Self::EloBand(..) | Self::TagValue(_)
         )
     }
 
@@ -63,6 +65,7 @@ impl BitmapKey {
             Self::Year(y) => (5, u64::from(y)),
             Self::Eco(e) => (6, u64::from(e)),
             Self::EloBand(c, b) => (7, (c as u64) << 16 | u64::from(b)),
+            Self::TagValue(v) => (8, u64::from(v)),
         };
         kind << 56 | v
     }
@@ -82,6 +85,7 @@ impl BitmapKey {
             5 => Self::Year(v as u16),
             6 => Self::Eco(v as u16),
             7 => Self::EloBand(Color::from_white(v >> 16 & 1 == 1), v as u16),
+            8 => Self::TagValue(u32::try_from(v).ok()?),
             _ => return None,
         })
     }
@@ -149,6 +153,19 @@ impl BitmapBuilder {
         ] {
             if elo > 0 {
                 add(BitmapKey::EloBand(color, elo / ELO_BAND_WIDTH));
+            }
+        }
+    }
+
+    /// Adds the games of each tag value (index = value number, games ascending).
+    pub fn add_tag_values(&mut self, values: &[Vec<u32>]) {
+        for (id, games) in values.iter().enumerate() {
+            let runs = self
+                .other
+                .entry(BitmapKey::TagValue(id as u32).to_u64())
+                .or_default();
+            for &g in games {
+                push_run(runs, g, g + 1);
             }
         }
     }

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use roaring::RoaringBitmap;
+
 use crate::batch::{EncodedBatch, encode_batch};
 use crate::bitmap::BitmapKey;
 use crate::catalog::{CatalogWriter, SegmentEntry, read_catalog};
@@ -156,8 +158,9 @@ impl DbWriter {
         let dir = self.dir.clone();
         self.finishing = Some(std::thread::spawn(move || -> Result<SegmentEntry> {
             let path = dir.join(SegmentEntry::segment_file(id));
+            let mut builder = builder;
+            builder.add_tag_values(&tags.finish()?);
             let stats = builder.write(&path)?;
-            tags.finish()?;
             let bytes = file_bytes(&path)? + file_bytes(&dir.join(SegmentEntry::tags_dir(id)))?;
             Ok(SegmentEntry {
                 id,
@@ -364,11 +367,14 @@ impl Database {
     /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).
     pub fn search_tags(&self, query: &str) -> Result<Vec<u64>> {
         let mut out = Vec::new();
-        for e in &self.entries {
+        for (e, segment) in self.entries.iter().zip(&self.segments) {
             let reader = TagReader::open(&self.dir.join(SegmentEntry::tags_dir(e.id)))?;
+            let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
+            let mut all = RoaringBitmap::new();
+            all.insert_range(0..e.games as u32);
             out.extend(
                 reader
-                    .search(query)?
+                    .search(query, &games_of, &all)?
                     .into_iter()
                     .map(|g| e.first_game + u64::from(g)),
             );

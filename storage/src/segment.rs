@@ -221,6 +221,11 @@ impl SegmentBuilder {
         self.positions += u64::from(batch.positions);
     }
 
+    /// Adds the game bitmaps of the segment's tag values (see `tags.rs`).
+    pub fn add_tag_values(&mut self, values: &[Vec<u32>]) {
+        self.bitmaps.add_tag_values(values);
+    }
+
     /// Serialises the segment to a new file at `path` (synced), returning its totals.
     pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
         self.data.games.pos_start.push(self.positions as u32);

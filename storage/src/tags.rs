@@ -4,14 +4,24 @@
 //! fields (`white:carlsen`); every other tag goes into a JSON field, so `tags.Opening:sicilian`
 //! finds any tag. A segment's tag index is written in its own directory next to the segment file and, like
 //! the segment, becomes part of the database only when the catalog commits it.
+//!
+//! Tag values repeat a great deal (a player, an event, a date or a round is shared by many games),
+//! so the tantivy index holds one document per *distinct* (tag, value) pair of the segment, with
+//! that value's number; which games carry a value is a game bitmap of the segment
+//! ([`crate::BitmapKey::TagValue`]). Indexing one document per game instead cost an eighth of all
+//! ingest time. A query is parsed with tantivy's grammar and evaluated leaf by leaf: each leaf is a
+//! tantivy search over the values, its games the union of their bitmaps, and the boolean structure
+//! is applied to game sets, so a query means what it would mean over one document per game.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
+use roaring::RoaringBitmap;
+use rustc_hash::FxHashMap;
 use tantivy::collector::DocSetCollector;
 use tantivy::query::QueryParser;
+use tantivy::query_grammar::{Occur, UserInputAst};
 use tantivy::schema::{FAST, Field, OwnedValue, Schema, TEXT};
-use tantivy::{Index, IndexWriter, TantivyDocument};
+use tantivy::{Index, IndexWriter, Searcher, TantivyDocument};
 
 use crate::error::{Result, StorageError};
 
@@ -21,14 +31,14 @@ pub const TEXT_TAGS: [&str; 5] = ["White", "Black", "Event", "Site", "Annotator"
 const WRITER_HEAP: usize = 20 << 20;
 
 struct Fields {
-    game: Field,
+    value: Field,
     text: Vec<Field>,
     all: Field,
 }
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let game = b.add_u64_field("game", FAST);
+    let value = b.add_u64_field("value", FAST);
     let text = TEXT_TAGS
         .iter()
         .map(|t| b.add_text_field(&t.to_lowercase(), TEXT))
@@ -41,13 +51,22 @@ fn schema() -> (Schema, Fields) {
             .set_index_option(tantivy::schema::IndexRecordOption::Basic),
     );
     let all = b.add_json_field("tags", basic);
-    (b.build(), Fields { game, text, all })
+    (b.build(), Fields { value, text, all })
+}
+
+fn tags_error(message: String) -> StorageError {
+    StorageError::Tags(tantivy::TantivyError::InvalidArgument(message))
 }
 
 /// Writes the tag index of one segment.
 pub struct TagWriter {
     writer: IndexWriter,
     fields: Fields,
+    /// Value number of each distinct `name \0 value`.
+    ids: FxHashMap<Box<str>, u32>,
+    /// Games (ascending) of each value number.
+    games: Vec<Vec<u32>>,
+    key: String,
 }
 
 impl TagWriter {
@@ -57,33 +76,60 @@ impl TagWriter {
         let (schema, fields) = schema();
         let index = Index::create_in_dir(dir, schema)?;
         let writer = index.writer_with_num_threads(1, WRITER_HEAP)?;
-        Ok(Self { writer, fields })
+        Ok(Self {
+            writer,
+            fields,
+            ids: FxHashMap::default(),
+            games: Vec::new(),
+            key: String::new(),
+        })
     }
 
-    /// Adds one game's tags under its segment-local number.
+    /// Adds one game's tags under its segment-local number (games in ascending order).
     pub fn add(&mut self, game: u32, tags: &[(String, String)]) -> Result<()> {
-        let mut doc = TantivyDocument::new();
-        doc.add_u64(self.fields.game, u64::from(game));
-        let mut all = BTreeMap::new();
         for (name, value) in tags {
-            // Tags with their own field are not indexed twice (that doubled the indexing work).
-            match TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {
-                Some(i) => doc.add_text(self.fields.text[i], value),
+            self.key.clear();
+            self.key.push_str(name);
+            self.key.push('\0');
+            self.key.push_str(value);
+            let id = match self.ids.get(self.key.as_str()) {
+                Some(&id) => id,
                 None => {
-                    all.insert(name.clone(), OwnedValue::Str(value.clone()));
+                    let id = self.games.len() as u32;
+                    self.ids.insert(self.key.as_str().into(), id);
+                    self.games.push(Vec::new());
+                    self.index_value(id, name, value)?;
+                    id
                 }
+            };
+            let games = &mut self.games[id as usize];
+            if games.last() != Some(&game) {
+                games.push(game);
             }
         }
-        doc.add_object(self.fields.all, all);
+        Ok(())
+    }
+
+    fn index_value(&mut self, id: u32, name: &str, value: &str) -> Result<()> {
+        let mut doc = TantivyDocument::new();
+        doc.add_u64(self.fields.value, u64::from(id));
+        match TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {
+            Some(i) => doc.add_text(self.fields.text[i], value),
+            None => {
+                let object = [(name.to_owned(), OwnedValue::Str(value.to_owned()))];
+                doc.add_object(self.fields.all, object.into_iter().collect());
+            }
+        }
         self.writer.add_document(doc)?;
         Ok(())
     }
 
-    /// Commits and waits for merges; the directory is then complete on disk.
-    pub fn finish(mut self) -> Result<()> {
+    /// Commits and waits for merges (the directory is then complete on disk) and returns, for
+    /// each value number, the games that carry it, for the segment's bitmaps.
+    pub fn finish(mut self) -> Result<Vec<Vec<u32>>> {
         self.writer.commit()?;
         self.writer.wait_merging_threads()?;
-        Ok(())
+        Ok(self.games)
     }
 }
 
@@ -98,32 +144,134 @@ impl TagReader {
     pub fn open(dir: &Path) -> Result<Self> {
         let index = Index::open_in_dir(dir)?;
         let (_, fields) = schema();
+        if index.schema().get_field("value").ok() != Some(fields.value) {
+            return Err(tags_error(format!(
+                "{}: tag index of an older cqldb version; rebuild the database",
+                dir.display()
+            )));
+        }
         Ok(Self { index, fields })
     }
 
     /// Segment-local numbers of the games matching a tantivy query such as `white:carlsen` or
-    /// `tags.Opening:sicilian`; bare words search White, Black, Event, Site and Annotator. Sorted.
-    pub fn search(&self, query: &str) -> Result<Vec<u32>> {
+    /// `tags.Opening:sicilian`; bare words search White, Black, Event, Site and Annotator, and
+    /// words without `+`/`-`/`AND`/`OR` must all match. Sorted.
+    ///
+    /// `games_of(v)` gives the games of value number `v` (the segment's bitmap); `all` is every
+    /// game of the segment (for a query that only excludes).
+    pub fn search(
+        &self,
+        query: &str,
+        games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+        all: &RoaringBitmap,
+    ) -> Result<Vec<u32>> {
+        let ast = tantivy::query_grammar::parse_query(query)
+            .map_err(|_| tags_error(format!("cannot parse the tag query \"{query}\"")))?;
         let reader = self.index.reader()?;
         let searcher = reader.searcher();
         let mut parser = QueryParser::for_index(&self.index, self.fields.text.clone());
         parser.set_conjunction_by_default();
         let _ = self.fields.all;
-        let q = parser.parse_query(query).map_err(|e| {
-            StorageError::Tags(tantivy::TantivyError::InvalidArgument(e.to_string()))
-        })?;
-        let hits = searcher.search(&q, &DocSetCollector)?;
-        let mut games = Vec::with_capacity(hits.len());
-        for addr in hits {
-            let column = searcher
-                .segment_reader(addr.segment_ord)
-                .fast_fields()
-                .u64("game")?;
-            if let Some(g) = column.first(addr.doc_id) {
-                games.push(g as u32);
+        let eval = Eval {
+            searcher: &searcher,
+            parser: &parser,
+            games_of,
+            all,
+        };
+        Ok(eval.games(ast)?.into_iter().collect())
+    }
+}
+
+/// Evaluates a parsed tag query to a set of games.
+struct Eval<'a> {
+    searcher: &'a Searcher,
+    parser: &'a QueryParser,
+    games_of: &'a dyn Fn(u32) -> Result<RoaringBitmap>,
+    all: &'a RoaringBitmap,
+}
+
+impl Eval<'_> {
+    /// Games matching `ast`. Nested clauses are walked with an explicit stack of pending work,
+    /// so a deeply parenthesised query cannot overflow the stack.
+    fn games(&self, ast: UserInputAst) -> Result<RoaringBitmap> {
+        enum Work {
+            Visit(UserInputAst),
+            /// Combine the last `n` results with these occurrences.
+            Combine(Vec<Option<Occur>>),
+        }
+        let mut work = vec![Work::Visit(ast)];
+        let mut results: Vec<RoaringBitmap> = Vec::new();
+        while let Some(item) = work.pop() {
+            match item {
+                Work::Visit(UserInputAst::Boost(inner, _)) => work.push(Work::Visit(*inner)),
+                Work::Visit(UserInputAst::Leaf(leaf)) => {
+                    results.push(self.leaf(UserInputAst::Leaf(leaf))?)
+                }
+                Work::Visit(UserInputAst::Clause(clauses)) => {
+                    let occurs = clauses.iter().map(|(o, _)| *o).collect();
+                    work.push(Work::Combine(occurs));
+                    // Pushed in reverse so results come back in clause order.
+                    for (_, sub) in clauses.into_iter().rev() {
+                        work.push(Work::Visit(sub));
+                    }
+                }
+                Work::Combine(occurs) => {
+                    let parts = results.split_off(results.len() - occurs.len());
+                    results.push(self.combine(&occurs, parts));
+                }
             }
         }
-        games.sort_unstable();
+        Ok(results.pop().unwrap_or_default())
+    }
+
+    /// As tantivy combines a boolean query with conjunction by default: every required (or
+    /// unmarked) part must match; if there is none, any optional part must; excluded parts
+    /// must not. A query that only excludes matches every other game.
+    fn combine(&self, occurs: &[Option<Occur>], parts: Vec<RoaringBitmap>) -> RoaringBitmap {
+        if occurs.is_empty() {
+            return RoaringBitmap::new();
+        }
+        let mut must: Option<RoaringBitmap> = None;
+        let mut should: Option<RoaringBitmap> = None;
+        let mut not = RoaringBitmap::new();
+        for (occur, part) in occurs.iter().zip(parts) {
+            match occur {
+                None | Some(Occur::Must) => {
+                    must = Some(match must {
+                        Some(m) => m & part,
+                        None => part,
+                    })
+                }
+                Some(Occur::Should) => {
+                    should = Some(match should {
+                        Some(s) => s | part,
+                        None => part,
+                    })
+                }
+                Some(Occur::MustNot) => not |= part,
+            }
+        }
+        let base = must.or(should).unwrap_or_else(|| self.all.clone());
+        base - not
+    }
+
+    /// Games of one leaf: the union of the games of every value it finds.
+    fn leaf(&self, leaf: UserInputAst) -> Result<RoaringBitmap> {
+        let query = self
+            .parser
+            .build_query_from_user_input_ast(leaf)
+            .map_err(|e| tags_error(e.to_string()))?;
+        let mut games = RoaringBitmap::new();
+        for addr in self.searcher.search(&query, &DocSetCollector)? {
+            let column = self
+                .searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("value")?;
+            if let Some(v) = column.first(addr.doc_id) {
+                games |= (self.games_of)(v as u32)?;
+            }
+        }
         Ok(games)
     }
 }
