@@ -172,10 +172,11 @@ impl BitmapBuilder {
 
     /// Serialises every non-empty bitmap, sorted by key.
     pub fn finish(self) -> (Vec<u64>, Vec<Vec<u8>>) {
+        let mut buffers = RunScratch::default();
         let mut entries: Vec<(u64, Vec<u8>)> = self
             .other
             .into_iter()
-            .map(|(key, runs)| (key, serialize_runs(&runs)))
+            .map(|(key, runs)| (key, serialize_runs_with(&runs, &mut buffers)))
             .collect();
         let mut scratch = Vec::new();
         for slot in 0..DENSE_SLOTS {
@@ -186,7 +187,7 @@ impl BitmapBuilder {
                 }
             }
             if !scratch.is_empty() {
-                entries.push((slot_key(slot), serialize_runs(&scratch)));
+                entries.push((slot_key(slot), serialize_runs_with(&scratch, &mut buffers)));
             }
         }
         entries.sort_unstable_by_key(|(k, _)| *k);
@@ -198,56 +199,64 @@ impl BitmapBuilder {
 /// format (the one `RoaringBitmap::deserialize_from` reads), choosing for each 2^16 chunk the
 /// smallest of run, array and bitmap containers as `RoaringBitmap::optimize` would.
 pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
+    serialize_runs_with(runs, &mut RunScratch::default())
+}
+
+/// Reusable buffers of [`serialize_runs_with`] (a segment serialises hundreds of bitmaps).
+#[derive(Default)]
+pub struct RunScratch {
+    /// Runs split at chunk boundaries, in chunk coordinates (start, end inclusive).
+    pieces: Vec<(u16, u16)>,
+    /// Per chunk: (chunk key, first piece, pieces, cardinality).
+    chunks: Vec<(u16, usize, usize, u32)>,
+}
+
+/// As [`serialize_runs`], with buffers kept from call to call.
+pub fn serialize_runs_with(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
     const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
     const SERIAL_COOKIE: u32 = 12347;
     const NO_OFFSET_THRESHOLD: usize = 4;
-    enum Kind {
-        Array,
-        Bitmap,
-        Run,
-    }
-    // Split runs at chunk boundaries: (key, [(start, end_inclusive)] in chunk coordinates).
-    let mut chunks: Vec<(u16, Vec<(u16, u16)>)> = Vec::new();
+    let RunScratch { pieces, chunks } = scratch;
+    pieces.clear();
+    chunks.clear();
     for &(start, end) in runs {
-        let mut s = start as u64;
-        let e = end as u64; // exclusive
+        let mut s = u64::from(start);
+        let e = u64::from(end); // exclusive
         while s < e {
             let key = (s >> 16) as u16;
-            let chunk_end = ((s >> 16) + 1) << 16;
-            let piece_end = e.min(chunk_end);
-            let lo = (s & 0xffff) as u16;
-            let hi = ((piece_end - 1) & 0xffff) as u16;
+            let piece_end = e.min(((s >> 16) + 1) << 16);
+            let (lo, hi) = ((s & 0xffff) as u16, ((piece_end - 1) & 0xffff) as u16);
             match chunks.last_mut() {
-                Some((k, list)) if *k == key => list.push((lo, hi)),
-                _ => chunks.push((key, vec![(lo, hi)])),
+                Some((k, _, n, card)) if *k == key => {
+                    *n += 1;
+                    *card += u32::from(hi - lo) + 1;
+                }
+                _ => chunks.push((key, pieces.len(), 1, u32::from(hi - lo) + 1)),
             }
+            pieces.push((lo, hi));
             s = piece_end;
         }
     }
-    let kinds: Vec<(Kind, u32)> = chunks
-        .iter()
-        .map(|(_, list)| {
-            let card: u32 = list.iter().map(|&(a, b)| u32::from(b - a) + 1).sum();
-            let run_size = 2 + 4 * list.len();
-            let other = if card > 4096 { 8192 } else { 2 * card as usize };
-            let kind = if run_size < other {
-                Kind::Run
-            } else if card > 4096 {
-                Kind::Bitmap
-            } else {
-                Kind::Array
-            };
-            (kind, card)
-        })
-        .collect();
+    // Container kind per chunk: 0 array, 1 bitmap, 2 run.
+    let kind = |n: usize, card: u32| -> u8 {
+        let run_size = 2 + 4 * n;
+        let other = if card > 4096 { 8192 } else { 2 * card as usize };
+        if run_size < other {
+            2
+        } else if card > 4096 {
+            1
+        } else {
+            0
+        }
+    };
     let n = chunks.len();
-    let has_runs = kinds.iter().any(|(k, _)| matches!(k, Kind::Run));
-    let mut out = Vec::new();
+    let has_runs = chunks.iter().any(|&(_, _, k, c)| kind(k, c) == 2);
+    let mut out = Vec::with_capacity(8 + 8 * n + 4 * pieces.len());
     if has_runs {
         out.extend_from_slice(&(SERIAL_COOKIE | ((n as u32 - 1) << 16)).to_le_bytes());
         let mut flags = vec![0u8; n.div_ceil(8)];
-        for (i, (k, _)) in kinds.iter().enumerate() {
-            if matches!(k, Kind::Run) {
+        for (i, &(_, _, k, c)) in chunks.iter().enumerate() {
+            if kind(k, c) == 2 {
                 flags[i / 8] |= 1 << (i % 8);
             }
         }
@@ -256,7 +265,7 @@ pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
         out.extend_from_slice(&SERIAL_COOKIE_NO_RUNCONTAINER.to_le_bytes());
         out.extend_from_slice(&(n as u32).to_le_bytes());
     }
-    for ((key, _), (_, card)) in chunks.iter().zip(&kinds) {
+    for &(key, _, _, card) in chunks.iter() {
         out.extend_from_slice(&key.to_le_bytes());
         out.extend_from_slice(&((card - 1) as u16).to_le_bytes());
     }
@@ -265,28 +274,29 @@ pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
     if with_offsets {
         out.resize(out.len() + 4 * n, 0);
     }
-    for (i, ((_, list), (kind, _))) in chunks.iter().zip(&kinds).enumerate() {
+    for (i, &(_, first, count, card)) in chunks.iter().enumerate() {
         if with_offsets {
             let at = offsets_at + 4 * i;
             let here = out.len() as u32;
             out[at..at + 4].copy_from_slice(&here.to_le_bytes());
         }
-        match kind {
-            Kind::Run => {
+        let list = &pieces[first..first + count];
+        match kind(count, card) {
+            2 => {
                 out.extend_from_slice(&(list.len() as u16).to_le_bytes());
                 for &(a, b) in list {
                     out.extend_from_slice(&a.to_le_bytes());
                     out.extend_from_slice(&(b - a).to_le_bytes());
                 }
             }
-            Kind::Array => {
+            0 => {
                 for &(a, b) in list {
                     for v in a..=b {
                         out.extend_from_slice(&v.to_le_bytes());
                     }
                 }
             }
-            Kind::Bitmap => {
+            _ => {
                 let mut words = [0u64; 1024];
                 for &(a, b) in list {
                     for v in a as usize..=b as usize {
