@@ -1,7 +1,6 @@
 //! Turns a [`GameTree`] into index rows: position ids in the reference CQL order (pre-order, primary
 //! child first, each child's whole subtree before its next sibling) and every per-position column.
 
-use cqldb_storage::replay;
 use cqldb_storage::{
     Bitboards, CommentRef, IssueRecord, MaterialSignature, NO_PARENT, NagRef, NewGame,
     PositionFlags, PositionRecord,
@@ -90,25 +89,17 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
             material: MaterialSignature::default(),
             board: Bitboards::of(pos.board()),
         });
-        // Both change only with the move, so they are updated from the parent's row (the tree
-        // property tests check them against shakmaty's from-scratch values).
+        // Material changes only with a capture or promotion, so it is taken from the parent's
+        // row otherwise. The Zobrist hash is left at 0: nothing stores it (the block decoder
+        // derives it), and computing it here cost 1 % of ingest.
         let id = out.len() - 1;
-        let (zobrist, material) = if parent == NO_PARENT {
-            (
-                replay::zobrist(&out[id]),
-                MaterialSignature::of(pos.board()),
-            )
+        out[id].material = if parent == NO_PARENT {
+            MaterialSignature::of(pos.board())
+        } else if node.mv.capture().is_some() || node.mv.promotion().is_some() {
+            MaterialSignature::of(pos.board())
         } else {
-            let prev = &out[parent as usize];
-            let material = if node.mv.capture().is_some() || node.mv.promotion().is_some() {
-                MaterialSignature::of(pos.board())
-            } else {
-                prev.material
-            };
-            (replay::zobrist_after(prev, &out[id]), material)
+            out[parent as usize].material
         };
-        out[id].zobrist = zobrist;
-        out[id].material = material;
     }
     (out, id_of)
 }

@@ -565,7 +565,10 @@ fn every_edge_file_ingests_with_pinned_counts() {
                 },
                 0,
             );
-            let stored = db.game_positions(g).unwrap();
+            let mut stored = db.game_positions(g).unwrap();
+            // The indexer leaves Zobrist hashes to the decoder (checked against shakmaty in the
+            // property tests).
+            stored.positions.iter_mut().for_each(|p| p.zobrist = 0);
             assert_eq!(
                 stored.positions,
                 again.positions,

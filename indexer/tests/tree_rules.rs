@@ -331,7 +331,9 @@ fn ten_thousand_nested_variations_and_huge_comments() {
     w.push_game(g.clone()).unwrap();
     w.commit().unwrap();
     let db = cqldb_storage::Database::open(dir.path()).unwrap();
-    assert_eq!(db.game_positions(1).unwrap().positions, g.positions);
+    let mut back = db.game_positions(1).unwrap().positions;
+    back.iter_mut().for_each(|p| p.zobrist = 0); // derived on decode only
+    assert_eq!(back, g.positions);
 }
 
 #[test]

@@ -425,7 +425,8 @@ pub struct PositionRecord {
     pub ep_square: Option<Square>,
     /// Half-move clock for the fifty-move rule.
     pub halfmove_clock: u32,
-    /// 64-bit Zobrist hash (shakmaty's keys, legal en-passant mode).
+    /// 64-bit Zobrist hash (shakmaty's keys, legal en-passant mode), derived when a block is decoded;
+    /// 0 in rows fresh from the indexer (nothing stores it).
     pub zobrist: u64,
     /// Material signature.
     pub material: MaterialSignature,
