@@ -11,7 +11,7 @@
 use shakmaty::{Color, Role, Square};
 
 use crate::bitmap::BitmapKey;
-use crate::schema::{Bitboards, MaterialSignature, PositionRecord};
+use crate::schema::{MaterialSignature, PositionRecord};
 
 /// Piece-square bitmaps (12 pieces × 64 squares) followed by the 16 flag bitmaps: the bitmaps that
 /// get nearly every run, numbered densely.
@@ -91,7 +91,10 @@ pub struct RunFinder {
     next: u32,
     /// `run_start[piece * 64 + square]`: where the current run of that piece on that square began.
     run_start: [u32; 12 * 64],
+    /// The twelve piece bitboards (index colour * 6 + role - 1, white first) of the last row.
     prev: [u64; 12],
+    /// The last row's eight raw bitboards (colours, then roles).
+    raw: [u64; 8],
     flag_start: [u32; 16],
     prev_flags: u16,
     material: (u32, Option<MaterialSignature>),
@@ -108,6 +111,7 @@ impl Default for RunFinder {
             next: 0,
             run_start: [0; 12 * 64],
             prev: [0; 12],
+            raw: [0; 8],
             flag_start: [0; 16],
             prev_flags: 0,
             material: (0, None),
@@ -124,26 +128,37 @@ impl RunFinder {
         for rec in game {
             let id = self.next;
             self.next += 1;
-            let now = piece_boards(&rec.board);
-            for (piece, (&old, &new)) in self.prev.iter().zip(now.iter()).enumerate() {
-                let diff = old ^ new;
-                if diff == 0 {
+            let b = &rec.board.0;
+            let color_diff = (self.raw[0] ^ b[0]) | (self.raw[1] ^ b[1]);
+            for role in 0..6 {
+                // A piece board can change only where its role board or a colour board did.
+                let role_board = b[2 + role];
+                if (self.raw[2 + role] ^ role_board) | (color_diff & role_board) == 0 {
                     continue;
                 }
-                let mut gone = old & diff;
-                while gone != 0 {
-                    let slot = piece * 64 + gone.trailing_zeros() as usize;
-                    gone &= gone - 1;
-                    self.flat.push((slot as u16, self.run_start[slot], id));
-                }
-                let mut came = new & diff;
-                while came != 0 {
-                    let slot = piece * 64 + came.trailing_zeros() as usize;
-                    came &= came - 1;
-                    self.run_start[slot] = id;
+                for color in 0..2 {
+                    let piece = color * 6 + role;
+                    let (old, new) = (self.prev[piece], b[color] & role_board);
+                    let diff = old ^ new;
+                    if diff == 0 {
+                        continue;
+                    }
+                    self.prev[piece] = new;
+                    let mut gone = old & diff;
+                    while gone != 0 {
+                        let slot = piece * 64 + gone.trailing_zeros() as usize;
+                        gone &= gone - 1;
+                        self.flat.push((slot as u16, self.run_start[slot], id));
+                    }
+                    let mut came = new & diff;
+                    while came != 0 {
+                        let slot = piece * 64 + came.trailing_zeros() as usize;
+                        came &= came - 1;
+                        self.run_start[slot] = id;
+                    }
                 }
             }
-            self.prev = now;
+            self.raw = *b;
             let flags = rec.flags.0;
             let mut changed = flags ^ self.prev_flags;
             while changed != 0 {
@@ -210,6 +225,7 @@ impl RunFinder {
         self.flat.clear();
         self.next = 0;
         self.prev = [0; 12];
+        self.raw = [0; 8];
         self.prev_flags = 0;
         self.material = (0, None);
         BatchRuns {
@@ -218,15 +234,6 @@ impl RunFinder {
             material,
         }
     }
-}
-
-/// The twelve piece bitboards (index colour * 6 + role - 1, white first) of a placement.
-fn piece_boards(b: &Bitboards) -> [u64; 12] {
-    let mut out = [0u64; 12];
-    for (i, bb) in out.iter_mut().enumerate() {
-        *bb = b.0[i / 6] & b.0[2 + i % 6];
-    }
-    out
 }
 
 #[cfg(test)]

@@ -28,7 +28,8 @@ use crate::error::{Result, StorageError};
 /// Tags with a dedicated, default-searched field.
 pub const TEXT_TAGS: [&str; 5] = ["White", "Black", "Event", "Site", "Annotator"];
 
-const WRITER_HEAP: usize = 20 << 20;
+/// tantivy's smallest indexing budget (15 MB): a segment has only its distinct tag values to index.
+const WRITER_HEAP: usize = 15_000_000;
 
 struct Fields {
     value: Field,
