@@ -136,9 +136,9 @@ impl RunFinder {
                 if (self.raw[2 + role] ^ role_board) | (color_diff & role_board) == 0 {
                     continue;
                 }
-                for color in 0..2 {
+                for (color, &color_board) in b[..2].iter().enumerate() {
                     let piece = color * 6 + role;
-                    let (old, new) = (self.prev[piece], b[color] & role_board);
+                    let (old, new) = (self.prev[piece], color_board & role_board);
                     let diff = old ^ new;
                     if diff == 0 {
                         continue;
