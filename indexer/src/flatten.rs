@@ -93,9 +93,8 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
         // row otherwise. The Zobrist hash is left at 0: nothing stores it (the block decoder
         // derives it), and computing it here cost 1 % of ingest.
         let id = out.len() - 1;
-        out[id].material = if parent == NO_PARENT {
-            MaterialSignature::of(pos.board())
-        } else if node.mv.capture().is_some() || node.mv.promotion().is_some() {
+        let changes = node.mv.capture().is_some() || node.mv.promotion().is_some();
+        out[id].material = if parent == NO_PARENT || changes {
             MaterialSignature::of(pos.board())
         } else {
             out[parent as usize].material
