@@ -25,7 +25,9 @@ pub enum StorageError {
     #[error("{0}: not a cqldb database (no catalog.redb); build one with `cqldb index`")]
     NotADatabase(PathBuf),
     /// The catalog was written by a newer or older, incompatible schema.
-    #[error("{path}: schema version {found}, this build reads version {expected}")]
+    #[error(
+        "{path}: schema version {found}, this build reads version {expected}; index the games again into a new database"
+    )]
     SchemaMismatch {
         /// The catalog file.
         path: PathBuf,
