@@ -17,6 +17,11 @@ pub fn preorder(tree: &GameTree) -> Vec<u32> {
     if tree.nodes.is_empty() {
         return order;
     }
+    // Most games have no variations: their nodes are already in pre-order.
+    if tree.nodes.iter().all(|n| n.children <= 1) {
+        order.extend(0..tree.nodes.len() as u32);
+        return order;
+    }
     // Explicit stack of "next sibling to visit" (no recursion: variations nest arbitrarily deep).
     let mut stack = vec![0u32];
     while let Some(n) = stack.pop() {
