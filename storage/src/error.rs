@@ -48,6 +48,10 @@ pub enum StorageError {
     /// A malformed search-tree log (line and reason).
     #[error("search-tree log: {0}")]
     Format(String),
+    /// A tag search that cannot be run (bad syntax, unknown field, phrase on a field without
+    /// positions).
+    #[error("tag query: {0}")]
+    TagQuery(String),
     /// A game or position number outside the database.
     #[error("{what} {number} does not exist (the database holds {available})")]
     NotFound {

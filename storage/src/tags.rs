@@ -56,7 +56,7 @@ fn schema() -> (Schema, Fields) {
 }
 
 fn tags_error(message: String) -> StorageError {
-    StorageError::Tags(tantivy::TantivyError::InvalidArgument(message))
+    StorageError::TagQuery(message)
 }
 
 /// Writes the tag index of one segment.
@@ -146,10 +146,10 @@ impl TagReader {
         let index = Index::open_in_dir(dir)?;
         let (_, fields) = schema();
         if index.schema().get_field("value").ok() != Some(fields.value) {
-            return Err(tags_error(format!(
-                "{}: tag index of an older cqldb version; rebuild the database",
-                dir.display()
-            )));
+            return Err(StorageError::corrupt(
+                dir,
+                "tag index of an older cqldb version; index the games again into a new database",
+            ));
         }
         Ok(Self { index, fields })
     }
@@ -167,7 +167,7 @@ impl TagReader {
         all: &RoaringBitmap,
     ) -> Result<Vec<u32>> {
         let ast = tantivy::query_grammar::parse_query(query)
-            .map_err(|_| tags_error(format!("cannot parse the tag query \"{query}\"")))?;
+            .map_err(|_| tags_error(format!("cannot parse \"{query}\"")))?;
         let reader = self.index.reader()?;
         let searcher = reader.searcher();
         let mut parser = QueryParser::for_index(&self.index, self.fields.text.clone());
