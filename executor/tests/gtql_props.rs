@@ -93,6 +93,9 @@ const SUB: &[&str] = &[
     "sum(b) < 0",
     "avg(c) > 0",
     "count(*) = 0",
+    "sum(b) > 0 and count(*) < 6",
+    "count(c & 1) > 1 or avg(a) < 0",
+    "count(*) > 1 and a = 1",
 ];
 
 fn query_strategy() -> impl Strategy<Value = String> {

@@ -118,6 +118,11 @@ struct QueryState {
     /// For counting-only passes of such queries: open candidates as (level, entry count or
     /// children so far).
     light: Vec<(u32, i64)>,
+    /// A query decided by subtree aggregates alone (no child part, a subtree part that reads no
+    /// attribute): a counting pass keeps its candidates as flat records of (level, entry node
+    /// count, then count and sum at entry per aggregate) instead of frames.
+    agg_light: bool,
+    agg_stack: Vec<i64>,
 }
 
 impl QueryState {
@@ -126,6 +131,44 @@ impl QueryState {
         self.size_only
             .map(|t| (t, false))
             .or(self.children_only.map(|t| (t, true)))
+    }
+
+    /// Decides the aggregate-only candidates at `level` or deeper (see `agg_light`), `nodes`
+    /// being the count of nodes so far.
+    fn close_agg_light(&mut self, level: u32, nodes: i64) {
+        let aggs = &self.query.subtree_aggs;
+        let stride = 2 + 2 * aggs.len();
+        let Some(test) = &self.query.subtree else {
+            return;
+        };
+        while self.agg_stack.len() >= stride {
+            let base = self.agg_stack.len() - stride;
+            let entry = &self.agg_stack[base..];
+            if entry[0] < i64::from(level) {
+                break;
+            }
+            let descendants = nodes - entry[1];
+            let mut sub = [None; 8];
+            for (j, a) in aggs.iter().enumerate() {
+                let now = self.totals[j];
+                let count = if a.arg.is_none() {
+                    descendants
+                } else {
+                    now.count - entry[2 + 2 * j]
+                };
+                let acc = Acc {
+                    count,
+                    sum: now.sum.wrapping_sub(entry[3 + 2 * j]),
+                    min: None,
+                    max: None,
+                };
+                sub[j] = acc.value(a.agg, count);
+            }
+            if truth(ev(test, &[], &[], None, None, &[], &sub[..aggs.len()])) {
+                self.answer.count += 1;
+            }
+            self.agg_stack.truncate(base);
+        }
     }
 
     /// Decides the light candidates at `level` or deeper, `nodes` being the count of nodes
@@ -206,6 +249,8 @@ impl Pass {
                 size_only: size_only(&q),
                 children_only: children_only(&q),
                 light: Vec::new(),
+                agg_light: agg_light(&q),
+                agg_stack: Vec::new(),
                 query: q,
             })
             .collect();
@@ -348,6 +393,30 @@ impl Pass {
                 }
                 continue;
             }
+            if st.agg_light && limit == 0 {
+                st.close_agg_light(level, nodes - 1);
+                for (k, a) in st.query.subtree_aggs.iter().enumerate() {
+                    let input = match (st.sub_pre[k].get(index), &a.arg) {
+                        (Some(&v), Some(_)) => Some(match a.agg {
+                            Agg::Count => (0, v != 0),
+                            _ => (v, true),
+                        }),
+                        _ => agg_input(a, row, &[], None),
+                    };
+                    if let Some((v, counted)) = input {
+                        st.totals[k].add_sum(v, counted);
+                    }
+                }
+                if node_holds(pre, index, &st.query, row, parent) {
+                    st.agg_stack.push(i64::from(level));
+                    st.agg_stack.push(nodes);
+                    for t in &st.totals {
+                        st.agg_stack.push(t.count);
+                        st.agg_stack.push(t.sum);
+                    }
+                }
+                continue;
+            }
             while let Some(&top) = st.open.last() {
                 if st.frames[top as usize].level < level {
                     break;
@@ -471,6 +540,7 @@ impl Pass {
                     close(&mut st, top as usize, nodes, limit);
                 }
                 st.close_light(0, nodes);
+                st.close_agg_light(0, nodes);
                 if st.query.standalone.is_some() {
                     st.answer.count = st.standalone as u64;
                 }
@@ -624,6 +694,16 @@ fn agg_vs_constant(e: &GExpr) -> Option<(GOp, i64, bool)> {
 
 /// `Some` for a query decided by its subtree size alone: no child part and a subtree part
 /// `count(*) OP c` or `c OP count(*)`.
+/// Whether a counting pass may decide `q` on the aggregate-only stack (see `agg_light`).
+fn agg_light(q: &GtqlQuery) -> bool {
+    q.child.is_none()
+        && q.child_aggs.is_empty()
+        && q.standalone.is_none()
+        && size_only(q).is_none()
+        && q.subtree_aggs.len() <= 8
+        && q.subtree.as_ref().is_some_and(|e| !uses_attrs(e))
+}
+
 fn size_only(q: &GtqlQuery) -> Option<(GOp, i64, bool)> {
     if q.child.is_some() || q.subtree_aggs.len() != 1 || q.subtree_aggs[0].arg.is_some() {
         return None;
