@@ -11,17 +11,20 @@
 //! compare the two.
 //!
 //! Files: this one holds the pass; `expr.rs` evaluates expressions (per node and a column at a
-//! time); `naive.rs` is the reference evaluator.
+//! time), `program.rs` compiles the ones evaluated per node; `naive.rs` is the reference
+//! evaluator.
 
 mod expr;
 mod naive;
+mod program;
 
 pub use naive::naive_answers;
 
 use cqldb_planner::gtql::{Agg, AggDef, GExpr, GOp, GtqlQuery, Scope};
 use cqldb_storage::gtl::Chunk;
 
-use expr::{agg_input, ev, ev_col, truth};
+use expr::{agg_input, ev_col, truth};
+use program::{Inputs, Program};
 
 /// One answer node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,8 +96,55 @@ struct Frame {
     has_prev: bool,
 }
 
+/// A query's expressions compiled for per-node evaluation.
+struct Programs {
+    node: Option<Program>,
+    child: Option<Program>,
+    subtree: Option<Program>,
+    child_aggs: Vec<Option<Program>>,
+    standalone: Option<Program>,
+}
+
+impl Programs {
+    fn of(q: &GtqlQuery) -> Self {
+        let p = |e: &Option<GExpr>| e.as_ref().map(Program::new);
+        Self {
+            node: p(&q.node),
+            child: p(&q.child),
+            subtree: p(&q.subtree),
+            child_aggs: q.child_aggs.iter().map(|a| p(&a.arg)).collect(),
+            standalone: q.standalone.as_ref().and_then(|a| p(&a.arg)),
+        }
+    }
+}
+
+/// A child aggregate's input from one child (see `expr::agg_input`), with the compiled argument.
+fn child_input(
+    a: &AggDef,
+    prog: Option<&Program>,
+    bare: &[i64],
+    child: &[i64],
+    prev: Option<&[i64]>,
+) -> Option<(i64, bool)> {
+    match prog {
+        None => Some((1, true)),
+        Some(prog) => {
+            let v = prog.eval(Inputs {
+                child,
+                prev,
+                ..Inputs::bare(bare)
+            });
+            match a.agg {
+                Agg::Count => Some((0, truth(v))),
+                _ => v.map(|v| (v, true)),
+            }
+        }
+    }
+}
+
 /// Per-query state of a pass.
 struct QueryState {
+    progs: Programs,
     query: GtqlQuery,
     /// Frames stay in place; the open stack and the free list hold indexes into it.
     frames: Vec<Frame>,
@@ -138,7 +188,7 @@ impl QueryState {
     fn close_agg_light(&mut self, level: u32, nodes: i64) {
         let aggs = &self.query.subtree_aggs;
         let stride = 2 + 2 * aggs.len();
-        let Some(test) = &self.query.subtree else {
+        let Some(test) = &self.progs.subtree else {
             return;
         };
         while self.agg_stack.len() >= stride {
@@ -164,7 +214,11 @@ impl QueryState {
                 };
                 sub[j] = acc.value(a.agg, count);
             }
-            if truth(ev(test, &[], &[], None, None, &[], &sub[..aggs.len()])) {
+            let inputs = Inputs {
+                sub_aggs: &sub[..aggs.len()],
+                ..Inputs::bare(&[])
+            };
+            if test.holds(inputs) {
                 self.answer.count += 1;
             }
             self.agg_stack.truncate(base);
@@ -192,16 +246,18 @@ impl QueryState {
 fn node_holds(
     pre: &[i64],
     index: usize,
-    q: &GtqlQuery,
+    node: Option<&Program>,
     row: &[i64],
     parent: Option<&[i64]>,
 ) -> bool {
     match pre.get(index) {
         Some(&v) => v != 0,
-        None => q
-            .node
-            .as_ref()
-            .is_none_or(|e| truth(ev(e, row, &[], None, parent, &[], &[]))),
+        None => node.is_none_or(|p| {
+            p.holds(Inputs {
+                parent,
+                ..Inputs::bare(row)
+            })
+        }),
     }
 }
 
@@ -233,6 +289,7 @@ impl Pass {
         let states = queries
             .into_iter()
             .map(|q| QueryState {
+                progs: Programs::of(&q),
                 totals: vec![Acc::default(); q.subtree_aggs.len()],
                 frames: Vec::new(),
                 open: Vec::new(),
@@ -388,7 +445,7 @@ impl Pass {
                 {
                     top.1 += 1;
                 }
-                if node_holds(pre, index, &st.query, row, parent) {
+                if node_holds(pre, index, st.progs.node.as_ref(), row, parent) {
                     st.light.push((level, if kids { 0 } else { nodes }));
                 }
                 continue;
@@ -407,7 +464,7 @@ impl Pass {
                         st.totals[k].add_sum(v, counted);
                     }
                 }
-                if node_holds(pre, index, &st.query, row, parent) {
+                if node_holds(pre, index, st.progs.node.as_ref(), row, parent) {
                     st.agg_stack.push(i64::from(level));
                     st.agg_stack.push(nodes);
                     for t in &st.totals {
@@ -426,10 +483,12 @@ impl Pass {
                 st.free.push(top);
             }
             let q = &st.query;
-            if let Some(a) = &q.standalone {
-                if a.arg
+            if q.standalone.is_some() {
+                if st
+                    .progs
+                    .standalone
                     .as_ref()
-                    .is_none_or(|e| truth(ev(e, row, &[], None, None, &[], &[])))
+                    .is_none_or(|p| p.holds(Inputs::bare(row)))
                 {
                     st.standalone += 1;
                 }
@@ -443,7 +502,8 @@ impl Pass {
                 p.children += 1;
                 for (k, a) in q.child_aggs.iter().enumerate() {
                     let prev = p.has_prev.then_some(p.prev_child.as_slice());
-                    if let Some((v, counted)) = agg_input(a, &p.vals, row, prev) {
+                    let prog = st.progs.child_aggs[k].as_ref();
+                    if let Some((v, counted)) = child_input(a, prog, &p.vals, row, prev) {
                         p.child[k].add(v, counted);
                     }
                 }
@@ -465,7 +525,7 @@ impl Pass {
                     st.totals[k].add_sum(v, counted);
                 }
             }
-            let cand = node_holds(pre, index, q, row, parent);
+            let cand = node_holds(pre, index, st.progs.node.as_ref(), row, parent);
             if cand && q.child.is_none() && q.subtree.is_none() {
                 // Nothing to wait for: the node part alone decides.
                 st.answer.count += 1;
@@ -585,10 +645,15 @@ fn close(st: &mut QueryState, slot: usize, nodes: i64, limit: usize) {
             .collect();
         &child_vals
     };
-    if !q
+    let child_inputs = Inputs {
+        child_aggs: child_slice,
+        ..Inputs::bare(&f.vals)
+    };
+    if !st
+        .progs
         .child
         .as_ref()
-        .is_none_or(|e| truth(ev(e, &f.vals, &[], None, None, child_slice, &[])))
+        .is_none_or(|p| p.holds(child_inputs))
     {
         return;
     }
@@ -624,10 +689,15 @@ fn close(st: &mut QueryState, slot: usize, nodes: i64, limit: usize) {
             .collect();
         &sub_vec
     };
-    if !q
+    let sub_inputs = Inputs {
+        sub_aggs: sub_vals,
+        ..Inputs::bare(&f.vals)
+    };
+    if !st
+        .progs
         .subtree
         .as_ref()
-        .is_none_or(|e| truth(ev(e, &f.vals, &[], None, None, &[], sub_vals)))
+        .is_none_or(|p| p.holds(sub_inputs))
     {
         return;
     }
