@@ -119,15 +119,21 @@ pub(super) fn ev(
                 let (Some(x), Some(y)) = (r(a), r(b)) else {
                     return Some(0);
                 };
-                Some(i64::from(match op {
-                    GOp::Lt => x < y,
-                    GOp::Gt => x > y,
-                    GOp::Le => x <= y,
-                    GOp::Ge => x >= y,
-                    GOp::Eq => x == y,
-                    _ => x != y,
-                }))
+                Some(i64::from(compare(*op, x, y)))
             }
         },
+    }
+}
+
+/// `x OP y` for a relational operator (`!=` for any other).
+#[inline]
+pub(super) fn compare(op: GOp, x: i64, y: i64) -> bool {
+    match op {
+        GOp::Lt => x < y,
+        GOp::Gt => x > y,
+        GOp::Le => x <= y,
+        GOp::Ge => x >= y,
+        GOp::Eq => x == y,
+        _ => x != y,
     }
 }

@@ -23,7 +23,7 @@ pub use naive::naive_answers;
 use cqldb_planner::gtql::{Agg, AggDef, GExpr, GOp, GtqlQuery, Scope};
 use cqldb_storage::gtl::Chunk;
 
-use expr::{agg_input, ev_col, truth};
+use expr::{agg_input, compare, ev_col, truth};
 use program::{Inputs, Program};
 
 /// One answer node.
@@ -726,14 +726,7 @@ impl Acc {
 #[inline]
 fn size_holds((op, c, left): (GOp, i64, bool), d: i64) -> bool {
     let (x, y) = if left { (d, c) } else { (c, d) };
-    match op {
-        GOp::Lt => x < y,
-        GOp::Gt => x > y,
-        GOp::Le => x <= y,
-        GOp::Ge => x >= y,
-        GOp::Eq => x == y,
-        _ => x != y,
-    }
+    compare(op, x, y)
 }
 
 /// `Some` for a query decided by its number of children alone: no subtree part and a child

@@ -6,7 +6,7 @@
 
 use cqldb_planner::gtql::{GExpr, GOp, Scope};
 
-use super::expr::{ev, truth};
+use super::expr::{compare, ev, truth};
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -136,17 +136,9 @@ impl Program {
                         Op::And => Some(i64::from(truth(a) && truth(b))),
                         Op::Or => Some(i64::from(truth(a) || truth(b))),
                         Op::BitAnd => a.zip(b).map(|(a, b)| a & b),
-                        Op::Cmp(c) => Some(match a.zip(b) {
-                            None => 0,
-                            Some((x, y)) => i64::from(match c {
-                                GOp::Lt => x < y,
-                                GOp::Gt => x > y,
-                                GOp::Le => x <= y,
-                                GOp::Ge => x >= y,
-                                GOp::Eq => x == y,
-                                _ => x != y,
-                            }),
-                        }),
+                        Op::Cmp(c) => {
+                            Some(a.zip(b).map_or(0, |(x, y)| i64::from(compare(c, x, y))))
+                        }
                         _ => None,
                     };
                     put(&mut vals, &mut some, sp - 1, v);
