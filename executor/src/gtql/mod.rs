@@ -200,19 +200,8 @@ impl QueryState {
             let descendants = nodes - entry[1];
             let mut sub = [None; 8];
             for (j, a) in aggs.iter().enumerate() {
-                let now = self.totals[j];
-                let count = if a.arg.is_none() {
-                    descendants
-                } else {
-                    now.count - entry[2 + 2 * j]
-                };
-                let acc = Acc {
-                    count,
-                    sum: now.sum.wrapping_sub(entry[3 + 2 * j]),
-                    min: None,
-                    max: None,
-                };
-                sub[j] = acc.value(a.agg, count);
+                let (then_count, then_sum) = (entry[2 + 2 * j], entry[3 + 2 * j]);
+                sub[j] = subtree_value(a, self.totals[j], then_count, then_sum, descendants);
             }
             let inputs = Inputs {
                 sub_aggs: &sub[..aggs.len()],
@@ -615,99 +604,90 @@ impl Pass {
 fn close(st: &mut QueryState, slot: usize, nodes: i64, limit: usize) {
     let q = &st.query;
     let f = &st.frames[slot];
-    let attrs = f.vals.len().saturating_sub(1);
-    if let Some(size) = st.size_only {
-        if size_holds(size, nodes - f.entry_nodes) {
-            st.answer.count += 1;
-            if st.answer.hits.len() < limit {
-                st.answer.hits.push(Hit {
-                    node_id: f.id,
-                    path: f.path.clone(),
-                    values: f.vals[..attrs].to_vec(),
-                });
-            }
-        }
-        return;
-    }
-    let mut aggs: [Option<i64>; 8] = [None; 8];
-    let child_vals: Vec<Option<i64>>;
-    let child_slice: &[Option<i64>] = if q.child_aggs.len() <= 8 {
-        for (k, a) in q.child_aggs.iter().enumerate() {
-            aggs[k] = f.child[k].value(a.agg, f.child[k].count_items(a, f.children));
-        }
-        &aggs[..q.child_aggs.len()]
-    } else {
-        child_vals = q
-            .child_aggs
-            .iter()
-            .enumerate()
-            .map(|(k, a)| f.child[k].value(a.agg, f.child[k].count_items(a, f.children)))
-            .collect();
-        &child_vals
-    };
-    let child_inputs = Inputs {
-        child_aggs: child_slice,
-        ..Inputs::bare(&f.vals)
-    };
-    if !st
-        .progs
-        .child
-        .as_ref()
-        .is_none_or(|p| p.holds(child_inputs))
-    {
-        return;
-    }
     let descendants = nodes - f.entry_nodes;
-    let mut sub = [None; 8];
-    let sub_vec: Vec<Option<i64>>;
-    let value = |k: usize, a: &AggDef| {
-        let (now, then) = (st.totals[k], f.entry[k]);
-        let count = if a.arg.is_none() {
-            descendants
-        } else {
-            now.count - then.count
-        };
-        let acc = Acc {
-            count,
-            sum: now.sum.wrapping_sub(then.sum),
-            min: None,
-            max: None,
-        };
-        acc.value(a.agg, count)
-    };
-    let sub_vals: &[Option<i64>] = if q.subtree_aggs.len() <= 8 {
-        for (k, a) in q.subtree_aggs.iter().enumerate() {
-            sub[k] = value(k, a);
-        }
-        &sub[..q.subtree_aggs.len()]
+    let holds = if let Some(size) = st.size_only {
+        size_holds(size, descendants)
     } else {
-        sub_vec = q
-            .subtree_aggs
-            .iter()
-            .enumerate()
-            .map(|(k, a)| value(k, a))
-            .collect();
-        &sub_vec
+        let child_value = |k: usize| {
+            let a = &q.child_aggs[k];
+            f.child[k].value(a.agg, f.child[k].count_items(a, f.children))
+        };
+        let sub_value = |k: usize| {
+            let then = f.entry[k];
+            subtree_value(
+                &q.subtree_aggs[k],
+                st.totals[k],
+                then.count,
+                then.sum,
+                descendants,
+            )
+        };
+        with_values(q.child_aggs.len(), child_value, |vals| {
+            let x = Inputs {
+                child_aggs: vals,
+                ..Inputs::bare(&f.vals)
+            };
+            st.progs.child.as_ref().is_none_or(|p| p.holds(x))
+        }) && with_values(q.subtree_aggs.len(), sub_value, |vals| {
+            let x = Inputs {
+                sub_aggs: vals,
+                ..Inputs::bare(&f.vals)
+            };
+            st.progs.subtree.as_ref().is_none_or(|p| p.holds(x))
+        })
     };
-    let sub_inputs = Inputs {
-        sub_aggs: sub_vals,
-        ..Inputs::bare(&f.vals)
-    };
-    if !st
-        .progs
-        .subtree
-        .as_ref()
-        .is_none_or(|p| p.holds(sub_inputs))
-    {
+    if !holds {
         return;
     }
     st.answer.count += 1;
     if st.answer.hits.len() < limit {
+        let attrs = f.vals.len().saturating_sub(1);
         st.answer.hits.push(Hit {
             node_id: f.id,
             path: f.path.clone(),
             values: f.vals[..attrs].to_vec(),
         });
+    }
+}
+
+/// A subtree aggregate from the running totals at the subtree's end (`now`) and at its entry
+/// (`then_count`, `then_sum`), over `descendants` nodes.
+fn subtree_value(
+    a: &AggDef,
+    now: Acc,
+    then_count: i64,
+    then_sum: i64,
+    descendants: i64,
+) -> Option<i64> {
+    let count = if a.arg.is_none() {
+        descendants
+    } else {
+        now.count - then_count
+    };
+    let acc = Acc {
+        count,
+        sum: now.sum.wrapping_sub(then_sum),
+        min: None,
+        max: None,
+    };
+    acc.value(a.agg, count)
+}
+
+/// Hands `then` the values `value(0..n)`, kept on the stack when there are at most eight.
+fn with_values<R>(
+    n: usize,
+    value: impl Fn(usize) -> Option<i64>,
+    then: impl FnOnce(&[Option<i64>]) -> R,
+) -> R {
+    if n <= 8 {
+        let mut buf = [None; 8];
+        for (k, v) in buf.iter_mut().take(n).enumerate() {
+            *v = value(k);
+        }
+        then(&buf[..n])
+    } else {
+        let vals: Vec<Option<i64>> = (0..n).map(value).collect();
+        then(&vals)
     }
 }
 

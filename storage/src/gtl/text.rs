@@ -94,16 +94,14 @@ impl<R: BufRead> TextLogReader<R> {
             let buf = self.input.fill_buf().map_err(StorageError::io("log"))?;
             if buf.is_empty() {
                 if !self.bytes.is_empty() {
-                    self.lineno += 1;
-                    let r = parse_line(
-                        &self.bytes,
+                    let r = parse_carried(
+                        &mut self.bytes,
                         &self.schema,
                         &mut self.prev_level,
-                        self.lineno,
+                        &mut self.lineno,
                         &mut mv,
                         &mut values,
                     );
-                    self.bytes.clear();
                     if let Some(level) = r? {
                         f(level, &mv, &values)?;
                         count += 1;
@@ -122,16 +120,14 @@ impl<R: BufRead> TextLogReader<R> {
                 // Finish the line that began in the previous buffer.
                 let end = memchr::memchr(b'\n', buf).unwrap_or(last);
                 self.bytes.extend_from_slice(&buf[..end]);
-                self.lineno += 1;
-                let r = parse_line(
-                    &self.bytes,
+                let r = parse_carried(
+                    &mut self.bytes,
                     &self.schema,
                     &mut self.prev_level,
-                    self.lineno,
+                    &mut self.lineno,
                     &mut mv,
                     &mut values,
                 );
-                self.bytes.clear();
                 if let Some(level) = r? {
                     f(level, &mv, &values)?;
                     count += 1;
@@ -168,16 +164,14 @@ impl<R: BufRead> TextLogReader<R> {
                 if self.bytes.is_empty() {
                     return Ok(None);
                 }
-                self.lineno += 1;
-                let r = parse_line(
-                    &self.bytes,
+                let r = parse_carried(
+                    &mut self.bytes,
                     &self.schema,
                     &mut self.prev_level,
-                    self.lineno,
+                    &mut self.lineno,
                     mv,
                     values,
                 );
-                self.bytes.clear();
                 match r? {
                     Some(l) => return Ok(Some(l)),
                     None => continue,
@@ -185,8 +179,8 @@ impl<R: BufRead> TextLogReader<R> {
             }
             match memchr::memchr(b'\n', buf) {
                 Some(pos) => {
-                    self.lineno += 1;
                     let r = if self.bytes.is_empty() {
+                        self.lineno += 1;
                         parse_line(
                             &buf[..pos],
                             &self.schema,
@@ -197,16 +191,14 @@ impl<R: BufRead> TextLogReader<R> {
                         )
                     } else {
                         self.bytes.extend_from_slice(&buf[..pos]);
-                        let r = parse_line(
-                            &self.bytes,
+                        parse_carried(
+                            &mut self.bytes,
                             &self.schema,
                             &mut self.prev_level,
-                            self.lineno,
+                            &mut self.lineno,
                             mv,
                             values,
-                        );
-                        self.bytes.clear();
-                        r
+                        )
                     };
                     self.input.consume(pos + 1);
                     if let Some(level) = r? {
@@ -245,6 +237,22 @@ fn number_at(line: &[u8], at: &mut usize) -> Option<i64> {
     }
     *at = i;
     Some(if neg { -v } else { v })
+}
+
+/// Parses the line carried over from one read buffer into the next (it gets the next line
+/// number) and empties the carry.
+fn parse_carried(
+    bytes: &mut Vec<u8>,
+    schema: &TreeSchema,
+    prev_level: &mut Option<u32>,
+    lineno: &mut usize,
+    mv: &mut Vec<u8>,
+    values: &mut Vec<i64>,
+) -> Result<Option<u32>> {
+    *lineno += 1;
+    let r = parse_line(bytes, schema, prev_level, *lineno, mv, values);
+    bytes.clear();
+    r
 }
 
 /// Parses one node line; `None` for a blank or comment line.
