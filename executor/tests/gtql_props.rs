@@ -76,6 +76,8 @@ const CONDS: &[&str] = &[
     "a >= b and c < 2",
     "a = Red or b = Blue",
     "node_id > 3",
+    "not [^]a = 1",
+    "[^]b & 1",
 ];
 const CHILD: &[&str] = &[
     "count([]a = a) >= 1",
@@ -86,6 +88,10 @@ const CHILD: &[&str] = &[
     "max([]b) = 3",
     "avg([]a) >= 1",
     "count(not []c & 2) = 1",
+    "count(*) >= 1 and [^]a = a",
+    "not min([]b) > 0",
+    "max([]a & 1) = 1 or avg([]b) < [^]c",
+    "count([]a = [<]a) = 0 and node_id < 40",
 ];
 const SUB: &[&str] = &[
     "count(*) > 3",
@@ -96,6 +102,8 @@ const SUB: &[&str] = &[
     "sum(b) > 0 and count(*) < 6",
     "count(c & 1) > 1 or avg(a) < 0",
     "count(*) > 1 and a = 1",
+    "avg(b) = 0 or [^]c = 1",
+    "not sum(c & 2) < 2",
 ];
 
 fn query_strategy() -> impl Strategy<Value = String> {
@@ -120,7 +128,7 @@ fn query_strategy() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
     fn single_pass_equals_naive((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..6), chunk in 1usize..20) {
@@ -129,6 +137,12 @@ proptest! {
         let slow = naive_answers(&queries, &levels, &rows);
         for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
             prop_assert_eq!(f, s, "query {}: {}", i, &texts[i]);
+        }
+        // With a limit, the first hits in pre-order (not the first decided).
+        let first = pass_limited(&queries, &levels, &rows, chunk, 3);
+        for (i, (f, s)) in first.iter().zip(&slow).enumerate() {
+            prop_assert_eq!(f.count, s.count, "limited query {}: {}", i, &texts[i]);
+            prop_assert_eq!(&f.hits[..], &s.hits[..s.hits.len().min(3)], "limited query {}: {}", i, &texts[i]);
         }
         let counted = pass_limited(&queries, &levels, &rows, chunk, 0);
         for (i, (f, s)) in counted.iter().zip(&slow).enumerate() {
@@ -194,4 +208,36 @@ fn standalone_count_counts_the_whole_tree() {
     );
     let q = parse_gtql("node: count(*)", &names()).unwrap();
     assert_eq!(pass(&[q], &levels, &rows, 4)[0].count, 6);
+}
+
+#[test]
+fn paths_of_hits_span_chunks() {
+    let (levels, rows) = hand_tree();
+    let moves: Vec<String> = ["", "x", "x1", "x2", "x21", "y"].map(String::from).to_vec();
+    let q = parse_gtql("subtree: count(*) <= 1", &names()).unwrap();
+    let mut p = Pass::new(vec![q], 3, true, 10);
+    for first in [0, 2, 4] {
+        p.feed(&Chunk {
+            first_id: first as u64,
+            levels: levels[first..first + 2].to_vec(),
+            moves: moves[first..first + 2].to_vec(),
+            cols: (0..3)
+                .map(|k| rows[first..first + 2].iter().map(|r| r[k]).collect())
+                .collect(),
+        });
+    }
+    let a = &p.finish()[0];
+    let paths: Vec<(u64, Vec<String>)> =
+        a.hits.iter().map(|h| (h.node_id, h.path.clone())).collect();
+    let path = |m: &[&str]| m.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        paths,
+        vec![
+            (2, path(&["x", "x1"])),
+            (3, path(&["x", "x2"])),
+            (4, path(&["x", "x2", "x21"])),
+            (5, path(&["y"])),
+        ]
+    );
+    assert_eq!(a.hits[2].values, vec![2, 0, 0]);
 }

@@ -49,6 +49,9 @@ pub enum BenchCommand {
         /// Nodes in the tree the naive evaluator gets.
         #[arg(long, default_value_t = 20_000)]
         naive_nodes: u64,
+        /// Keep the generated log and `.gtl` in this folder (to profile queries on them).
+        #[arg(long)]
+        keep: Option<PathBuf>,
     },
     /// Decode every position block of a database and count mates, against the mate bitmap.
     Scan {
@@ -69,7 +72,11 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
         } => ingest(inputs, threads, db, runs),
         BenchCommand::Scan { db } => scan(&db),
         BenchCommand::Cql { inputs, db, runs } => cql(inputs, db, runs),
-        BenchCommand::Gtql { nodes, naive_nodes } => gtql(nodes, naive_nodes),
+        BenchCommand::Gtql {
+            nodes,
+            naive_nodes,
+            keep,
+        } => gtql(nodes, naive_nodes, keep),
     }
 }
 
@@ -247,11 +254,13 @@ const GTQL_QUERIES: [&str; 10] = [
     "node: depth >= 4; child: max([]value) > 300",
 ];
 
-fn gtql(nodes: u64, naive_nodes: u64) -> Result<ExitCode> {
+fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode> {
     use cqldb_executor::gtql::{Pass, naive_answers};
     use cqldb_planner::gtql::{GtqlNames, parse_gtql};
     use cqldb_storage::gtl::{GtlReader, TextLogReader};
-    let dir = std::env::temp_dir().join(format!("cqldb-bench-gtql-{}", std::process::id()));
+    let dir = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("cqldb-bench-gtql-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&dir)?;
     let log = dir.join("tree.log");
     let gtl = dir.join("tree.gtl");
@@ -370,7 +379,9 @@ fn gtql(nodes: u64, naive_nodes: u64) -> Result<ExitCode> {
     if let Some(rss) = peak_rss_mib() {
         println!("peak RSS: {rss:.0} MiB");
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

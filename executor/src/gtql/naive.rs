@@ -113,7 +113,7 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
                 if !q
                     .child
                     .as_ref()
-                    .is_none_or(|e| truth(ev(e, &vals[i], &[], None, None, &cvals, &[])))
+                    .is_none_or(|e| truth(ev(e, &vals[i], &[], None, par, &cvals, &[])))
                 {
                     continue;
                 }
@@ -127,7 +127,7 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
                 if !q
                     .subtree
                     .as_ref()
-                    .is_none_or(|e| truth(ev(e, &vals[i], &[], None, None, &[], &svals)))
+                    .is_none_or(|e| truth(ev(e, &vals[i], &[], None, par, &[], &svals)))
                 {
                     continue;
                 }

@@ -1,0 +1,433 @@
+//! One query's share of a pass: its candidates, aggregates and decisions, chunk by chunk.
+
+use cqldb_planner::gtql::{Agg, GExpr, GtqlQuery, Scope};
+
+use super::Hit;
+use super::aggregate::{ChildAcc, SubAcc, subtree_totals};
+use super::column::{Col, Domain, Rows, eval};
+use super::first_hits::FirstHits;
+use super::window::Window;
+
+/// What a query needs from the pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `node: count(...)`: a number.
+    Standalone,
+    /// Only a node part: decided at the node.
+    NodeOnly,
+    /// Child or subtree parts: decided when the candidate's subtree ends.
+    Tree,
+}
+
+/// Per-query state of a pass.
+pub(super) struct QueryState {
+    query: GtqlQuery,
+    kind: Kind,
+    pub count: u64,
+    pub hits: FirstHits,
+    /// Per window row: a candidate (its node part holds).
+    cand: Vec<bool>,
+    carry_cand: Vec<bool>,
+    child: Vec<ChildAcc>,
+    sub: Vec<SubAcc>,
+}
+
+/// The slice being fed, as the queries see it.
+pub(super) struct View<'a> {
+    pub w: &'a Window,
+    /// The chunk's attribute columns (empty where not read).
+    pub chunk: &'a [&'a [i64]],
+    /// The window's columns (attributes, then `node_id`) for the attributes read through other
+    /// nodes (see `Pass::gathered`), each ending with the sentinel row; the others are empty.
+    pub cols: &'a [Vec<i64>],
+    /// The carried rows' values (attributes, then `node_id`).
+    pub carry_cols: &'a [Vec<i64>],
+    /// Per window row, its descendants so far (empty when no query counts them).
+    pub descendants: &'a [i64],
+    pub first_id: u64,
+    pub attrs: usize,
+    /// Moves of the carried rows, then of the chunk's nodes.
+    pub carry_moves: &'a [String],
+    pub moves: &'a [String],
+    pub keep_paths: bool,
+}
+
+impl View<'_> {
+    /// A set of nodes with the given scopes.
+    fn domain<'b>(
+        &'b self,
+        len: usize,
+        bare: Rows<'b>,
+        child: Rows<'b>,
+        prev: Rows<'b>,
+        parent: Rows<'b>,
+        aggs: &'b [Col],
+    ) -> Domain<'b> {
+        Domain {
+            len,
+            chunk: self.chunk,
+            first_id: self.first_id as i64,
+            cols: self.cols,
+            sentinel: self.w.sentinel(),
+            bare,
+            child,
+            prev,
+            parent,
+            aggs,
+        }
+    }
+
+    /// The chunk's nodes, with their parents.
+    fn nodes(&self) -> Domain<'_> {
+        let (c, n) = (self.w.carried, self.w.n);
+        let parents = Rows::Gather(&self.w.parent[c..c + n]);
+        self.domain(n, Rows::Chunk, Rows::Missing, Rows::Missing, parents, &[])
+    }
+
+    /// Attribute `k` (`attrs` = `node_id`) of window row `r` (0 where not read).
+    pub fn value(&self, k: usize, r: usize) -> i64 {
+        match r.checked_sub(self.w.carried) {
+            None => self.carry_cols[k].get(r).copied().unwrap_or(0),
+            Some(_) if k == self.attrs => (self.first_id + (r - self.w.carried) as u64) as i64,
+            Some(j) => self
+                .chunk
+                .get(k)
+                .and_then(|c| c.get(j))
+                .copied()
+                .unwrap_or(0),
+        }
+    }
+
+    fn id(&self, row: u32) -> u64 {
+        self.value(self.attrs, row as usize) as u64
+    }
+
+    fn hit(&self, row: u32) -> Hit {
+        let r = row as usize;
+        let values = (0..self.attrs).map(|k| self.value(k, r)).collect();
+        let mut path = Vec::new();
+        if self.keep_paths {
+            // The moves of the row and its ancestors, but the root, which has none.
+            let sentinel = self.w.sentinel();
+            let mut at = row;
+            while self.w.parent[at as usize] != sentinel {
+                let a = at as usize;
+                let mv = match a.checked_sub(self.w.carried) {
+                    None => self.carry_moves.get(a),
+                    Some(j) => self.moves.get(j),
+                };
+                path.push(mv.cloned().unwrap_or_default());
+                at = self.w.parent[a];
+            }
+            path.reverse();
+        }
+        Hit {
+            node_id: self.id(row),
+            path,
+            values,
+        }
+    }
+}
+
+impl QueryState {
+    /// The state of `query`, keeping its first `limit` hits.
+    pub fn new(query: GtqlQuery, limit: usize) -> Self {
+        let kind = if query.standalone.is_some() {
+            Kind::Standalone
+        } else if query.child.is_none() && query.subtree.is_none() {
+            Kind::NodeOnly
+        } else {
+            Kind::Tree
+        };
+        let child = query.child_aggs.iter().map(ChildAcc::new).collect();
+        let sub = query
+            .subtree_aggs
+            .iter()
+            .map(|def| SubAcc {
+                def: def.clone(),
+                total: Vec::new(),
+                carry: Vec::new(),
+            })
+            .collect();
+        Self {
+            query,
+            kind,
+            count: 0,
+            hits: FirstHits::new(limit),
+            cand: Vec::new(),
+            carry_cand: Vec::new(),
+            child,
+            sub,
+        }
+    }
+
+    pub fn feed(&mut self, v: &View) {
+        match self.kind {
+            Kind::Standalone => {
+                let n = v.w.n;
+                self.count += match self.query.standalone.as_ref().and_then(|a| a.arg.as_ref()) {
+                    None => n as u64,
+                    Some(e) => {
+                        let col = eval(e, &v.nodes());
+                        (0..n).filter(|&i| col.truth(i)).count() as u64
+                    }
+                };
+            }
+            Kind::NodeOnly => {
+                let c = v.w.carried;
+                let col = self.query.node.as_ref().map(|e| eval(e, &v.nodes()));
+                let n = v.w.n;
+                self.count += match &col {
+                    None => n,
+                    Some(col) => (0..n).map(|j| usize::from(col.truth(j))).sum(),
+                } as u64;
+                // Hits come in pre-order here: stop at the first one not wanted.
+                for j in 0..n {
+                    let row = (c + j) as u32;
+                    if !self.hits.wants(v.id(row)) {
+                        break;
+                    }
+                    if col.as_ref().is_none_or(|col| col.truth(j)) {
+                        self.hits.push(v.hit(row));
+                    }
+                }
+            }
+            Kind::Tree => self.feed_tree(v),
+        }
+    }
+
+    fn feed_tree(&mut self, v: &View) {
+        let w = v.w;
+        let (c, n) = (w.carried, w.n);
+        // Candidates.
+        self.cand.clear();
+        self.cand.extend_from_slice(&self.carry_cand);
+        match &self.query.node {
+            None => self.cand.resize(c + n, true),
+            Some(e) => eval(e, &v.nodes()).truths_into(&mut self.cand),
+        }
+        self.cand.push(false);
+        let all = self.query.node.is_none();
+        // Few candidates: work from a list of them rather than over every node.
+        let count = self.cand.iter().map(|&x| usize::from(x)).sum::<usize>();
+        let sparse = !all && count * 8 < n + c;
+        let listed: Vec<u32> = if sparse {
+            select(c + n, |r| self.cand[r])
+        } else {
+            Vec::new()
+        };
+
+        // Child aggregates: each child of a candidate adds into its parent's row.
+        if !self.child.is_empty() {
+            // The children of candidates (all nodes when every node is one).
+            let par = &w.parent[c..c + n];
+            let mut rows = match all {
+                true => Vec::new(),
+                false => select(n, |j| self.cand[par[j] as usize]),
+            };
+            let (mut parents, mut prevs) = (Vec::new(), Vec::new());
+            let d = if all {
+                // Every node's parent is a candidate (roots add into the sentinel row).
+                let parents = Rows::Gather(&w.parent[c..c + n]);
+                let prev = Rows::Gather(&w.prev);
+                v.domain(n, parents, Rows::Chunk, prev, Rows::Missing, &[])
+            } else {
+                parents.extend(rows.iter().map(|&j| par[j as usize]));
+                prevs.extend(rows.iter().map(|&j| w.prev[j as usize]));
+                for j in &mut rows {
+                    *j += c as u32;
+                }
+                let (bare, prev) = (Rows::Gather(&parents), Rows::Gather(&prevs));
+                v.domain(
+                    rows.len(),
+                    bare,
+                    Rows::Gather(&rows),
+                    prev,
+                    Rows::Missing,
+                    &[],
+                )
+            };
+            let parent_of = |i: usize| match all {
+                true => w.parent[c + i] as usize,
+                false => parents[i] as usize,
+            };
+            for acc in &mut self.child {
+                let start = acc.start();
+                acc.value.clear();
+                acc.value.extend_from_slice(&acc.carry_value);
+                acc.value.resize(c + n + 1, start);
+                acc.items.clear();
+                acc.items.extend_from_slice(&acc.carry_items);
+                acc.items.resize(c + n + 1, 0);
+                let col = acc.def.arg.as_ref().map(|e| eval(e, &d));
+                acc.add_all(d.len, parent_of, col.as_ref());
+            }
+        }
+
+        // Subtree aggregates, needed only while some candidate is open (non-candidates'
+        // totals are never read).
+        for acc in &mut self.sub {
+            let Some(e) = &acc.def.arg else {
+                continue;
+            };
+            if count == 0 {
+                acc.total.clear();
+                acc.total.resize(c + n + 1, 0);
+                continue;
+            }
+            let mut col = eval(e, &v.nodes());
+            if acc.def.agg == Agg::Count {
+                for x in &mut col.v {
+                    *x = i64::from(*x != 0);
+                }
+            }
+            // Subtree arguments read only the descendant's own values, which are always
+            // present.
+            subtree_totals(w, Some(&col.v), &acc.carry, &mut acc.total);
+        }
+
+        // Decisions: candidates whose subtrees ended in this chunk.
+        let rows: Vec<u32> = if sparse {
+            listed
+                .iter()
+                .copied()
+                .filter(|&r| !w.is_open[r as usize])
+                .collect()
+        } else {
+            select(c + n, |r| self.cand[r] & !w.is_open[r])
+        };
+        if !rows.is_empty() {
+            self.decide(v, rows);
+        }
+
+        // What the open rows carry to the next chunk.
+        let open = &w.open;
+        self.carry_cand.clear();
+        self.carry_cand
+            .extend(open.iter().map(|&r| self.cand[r as usize]));
+        for acc in &mut self.child {
+            acc.carry_value.clear();
+            acc.carry_value
+                .extend(open.iter().map(|&r| acc.value[r as usize]));
+            acc.carry_items.clear();
+            acc.carry_items
+                .extend(open.iter().map(|&r| acc.items[r as usize]));
+        }
+        for acc in &mut self.sub {
+            if acc.def.arg.is_some() {
+                acc.carry.clear();
+                acc.carry
+                    .extend(open.iter().map(|&r| acc.total[r as usize]));
+            }
+        }
+    }
+
+    /// Decides the candidates at `rows`, whose subtrees ended in this chunk.
+    fn decide(&mut self, v: &View, mut rows: Vec<u32>) {
+        // Parents only for a part that reads `[^]`.
+        let parents = |rows: &[u32], e: &GExpr| -> Vec<u32> {
+            match reads_parent(e) {
+                true => rows.iter().map(|&r| v.w.parent[r as usize]).collect(),
+                false => Vec::new(),
+            }
+        };
+        if let Some(e) = &self.query.child {
+            let aggs: Vec<Col> = self.child.iter().map(|a| a.values(&rows)).collect();
+            let par = parents(&rows, e);
+            let d = candidates(v, &rows, &par, &aggs);
+            let keep = eval(e, &d);
+            retain(&mut rows, &keep);
+        }
+        if let Some(e) = &self.query.subtree {
+            // (Counted only when some aggregate reads them.)
+            let descendants: Vec<i64> = rows
+                .iter()
+                .map(|&r| v.descendants.get(r as usize).copied().unwrap_or(0))
+                .collect();
+            let aggs: Vec<Col> = self
+                .sub
+                .iter()
+                .map(|acc| {
+                    if acc.def.arg.is_none() {
+                        return Col {
+                            v: descendants.clone(),
+                            valid: None,
+                        };
+                    }
+                    let sums = rows.iter().map(|&r| acc.total[r as usize]);
+                    match acc.def.agg {
+                        Agg::Avg => {
+                            let v = sums
+                                .zip(&descendants)
+                                .map(|(s, &k)| if k > 0 { s / k } else { 0 })
+                                .collect();
+                            let valid = Some(descendants.iter().map(|&k| k > 0).collect());
+                            Col { v, valid }
+                        }
+                        _ => Col {
+                            v: sums.collect(),
+                            valid: None,
+                        },
+                    }
+                })
+                .collect();
+            let par = parents(&rows, e);
+            let d = candidates(v, &rows, &par, &aggs);
+            let keep = eval(e, &d);
+            retain(&mut rows, &keep);
+        }
+        self.count += rows.len() as u64;
+        for &r in &rows {
+            if self.hits.wants(v.id(r)) {
+                self.hits.push(v.hit(r));
+            }
+        }
+    }
+}
+
+/// The candidates at `rows` (parents at `parents`) as a set to decide a part over.
+fn candidates<'a>(
+    v: &'a View<'a>,
+    rows: &'a [u32],
+    parents: &'a [u32],
+    aggs: &'a [Col],
+) -> Domain<'a> {
+    let parent = match parents.len() == rows.len() {
+        true => Rows::Gather(parents),
+        false => Rows::Missing,
+    };
+    let bare = Rows::Gather(rows);
+    v.domain(rows.len(), bare, Rows::Missing, Rows::Missing, parent, aggs)
+}
+
+/// Keeps the entries of `rows` where `keep` holds.
+fn retain(rows: &mut Vec<u32>, keep: &Col) {
+    let mut k = 0;
+    for i in 0..rows.len() {
+        rows[k] = rows[i];
+        k += usize::from(keep.truth(i));
+    }
+    rows.truncate(k);
+}
+
+/// The numbers `0..len` for which `pred` holds, without a branch per number.
+fn select(len: usize, pred: impl Fn(usize) -> bool) -> Vec<u32> {
+    let mut out = vec![0u32; len + 1];
+    let mut k = 0;
+    for r in 0..len {
+        out[k] = r as u32;
+        k += usize::from(pred(r));
+    }
+    out.truncate(k);
+    out
+}
+
+/// Whether `e` reads `[^]` (outside aggregates, where it cannot appear).
+fn reads_parent(e: &GExpr) -> bool {
+    match e {
+        GExpr::Attr(scope, _) => *scope == Scope::Parent,
+        GExpr::Bin(_, a, b) => reads_parent(a) || reads_parent(b),
+        GExpr::Not(a) => reads_parent(a),
+        GExpr::Num(_) | GExpr::Agg(_) => false,
+    }
+}
