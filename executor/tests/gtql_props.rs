@@ -78,6 +78,8 @@ const CONDS: &[&str] = &[
     "node_id > 3",
     "not [^]a = 1",
     "[^]b & 1",
+    "[^2]a = a or [^3]c > 0",
+    "not [^2]b < 1",
 ];
 const CHILD: &[&str] = &[
     "count([]a = a) >= 1",
@@ -89,6 +91,7 @@ const CHILD: &[&str] = &[
     "avg([]a) >= 1",
     "count(not []c & 2) = 1",
     "count(*) >= 1 and [^]a = a",
+    "count([]a = 1) > 0 or [^2]b = 1",
     "not min([]b) > 0",
     "max([]a & 1) = 1 or avg([]b) < [^]c",
     "count([]a = [<]a) = 0 and node_id < 40",
@@ -103,6 +106,7 @@ const SUB: &[&str] = &[
     "count(c & 1) > 1 or avg(a) < 0",
     "count(*) > 1 and a = 1",
     "avg(b) = 0 or [^]c = 1",
+    "count(*) >= 1 and [^2]a = Red",
     "not sum(c & 2) < 2",
 ];
 
@@ -192,6 +196,10 @@ fn scope_rules_by_hand() {
     assert_eq!(ids("child: count([]b >= [<]b) >= 1"), Vec::<u64>::new());
     // Node part and [^] (beyond the paper): nodes whose parent has the same colour.
     assert_eq!(ids("node: [^]a = a"), vec![2, 3, 5]);
+    // [^k]: the k-th ancestor; a node without one compares false.
+    assert_eq!(ids("node: [^2]a = Blue"), vec![2, 3]);
+    assert_eq!(ids("node: [^3]a = Blue"), vec![4]);
+    assert_eq!(ids("node: not [^2]a = Blue"), vec![0, 1, 4, 5]);
     // Aggregates beyond the paper.
     assert_eq!(ids("child: sum([]b) = 4"), vec![0]);
     assert_eq!(ids("child: max([]b) = 2"), vec![1]);

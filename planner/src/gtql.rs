@@ -2,7 +2,8 @@
 //!
 //! A query has up to three parts in this order, separated by `;`: `node:`, `child:`,
 //! `subtree:`. Precedence, highest first: the prefixes `[]` (the child being counted), `[<]` (the
-//! child counted before it) and `[^]` (the parent; beyond the paper); `&`; relational operators;
+//! child counted before it), `[^]` (the parent) and `[^k]` (the k-th ancestor; both beyond the
+//! paper); `&`; relational operators;
 //! `not`; `and`; `or`. Aggregates: `count(expr)` / `count(*)`, and beyond the paper `sum`, `min`,
 //! `max`, `avg`. Names are resolved against the tree's attributes and constants.
 //!
@@ -35,8 +36,8 @@ pub enum Scope {
     Child,
     /// `[<]`: the child counted just before.
     Prev,
-    /// `[^]`: the parent of the node the part is about.
-    Parent,
+    /// `[^]` (1) and `[^k]`: the parent, or the k-th ancestor, of the node the part is about.
+    Ancestor(u32),
 }
 
 /// Binary operators.
@@ -121,6 +122,8 @@ pub struct GtqlQuery {
 #[derive(Clone, Debug, PartialEq)]
 enum T {
     Int(i64),
+    /// `[^]` or `[^k]`.
+    Ancestor(u32),
     Name(String),
     Sym(&'static str),
     End,
@@ -130,8 +133,8 @@ fn lex(src: &str) -> Result<Vec<(T, Span)>, ParseError> {
     let b = src.as_bytes();
     let mut i = 0;
     let mut out = Vec::new();
-    const SYMS: [&str; 16] = [
-        "[]", "[<]", "[^]", "<=", ">=", "!=", "<", ">", "=", "&", "(", ")", ";", ":", "*", ",",
+    const SYMS: [&str; 15] = [
+        "[]", "[<]", "<=", ">=", "!=", "<", ">", "=", "&", "(", ")", ";", ":", "*", ",",
     ];
     while i < b.len() {
         let c = b[i];
@@ -156,6 +159,28 @@ fn lex(src: &str) -> Result<Vec<(T, Span)>, ParseError> {
         } else if c == b'-' {
             out.push((T::Sym("-"), i..i + 1));
             i += 1;
+        } else if src[i..].starts_with("[^") {
+            // `[^]` or `[^k]`: the parent or the k-th ancestor.
+            let digits = src[i + 2..].bytes().take_while(u8::is_ascii_digit).count();
+            let close = i + 2 + digits;
+            if b.get(close) != Some(&b']') {
+                return Err(ParseError::new(
+                    "expected '[^]' or '[^k]' with k a number",
+                    i..close.min(b.len()),
+                ));
+            }
+            let k = match digits {
+                0 => 1,
+                _ => src[i + 2..close]
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&k| k >= 1)
+                    .ok_or_else(|| {
+                        ParseError::new("an ancestor is [^1] (the parent) or further", i..close + 1)
+                    })?,
+            };
+            i = close + 1;
+            out.push((T::Ancestor(k), start..i));
         } else if let Some(s) = SYMS.iter().find(|s| src[i..].starts_with(**s)) {
             i += s.len();
             out.push((T::Sym(s), start..i));
@@ -278,21 +303,27 @@ impl P<'_> {
                 self.next();
                 Ok(e)
             }
-            T::Sym(p @ ("[]" | "[<]" | "[^]")) => {
-                let scope = match p {
-                    "[]" => Scope::Child,
-                    "[<]" => Scope::Prev,
-                    _ => Scope::Parent,
-                };
-                if scope != Scope::Parent && !(self.part == PartKind::Child && self.in_agg) {
+            T::Ancestor(k) => {
+                if self.in_agg {
                     return Err(ParseError::new(
-                        format!("'{p}' is only allowed inside an aggregate of a child: part"),
+                        "ancestors ('[^]', '[^k]') are not allowed inside an aggregate",
                         span,
                     ));
                 }
-                if scope == Scope::Parent && self.in_agg {
+                let (t, s) = self.next();
+                match t {
+                    T::Name(n) => self.attr(&n, s).map(|a| GExpr::Attr(Scope::Ancestor(k), a)),
+                    _ => Err(ParseError::new("expected an attribute after '[^]'", s)),
+                }
+            }
+            T::Sym(p @ ("[]" | "[<]")) => {
+                let scope = match p {
+                    "[]" => Scope::Child,
+                    _ => Scope::Prev,
+                };
+                if !(self.part == PartKind::Child && self.in_agg) {
                     return Err(ParseError::new(
-                        "'[^]' is not allowed inside an aggregate",
+                        format!("'{p}' is only allowed inside an aggregate of a child: part"),
                         span,
                     ));
                 }
@@ -558,10 +589,27 @@ mod tests {
             ("subtree: count(*) > 1; node: type = 0", 23),
             ("node: type = 0 child: count(*) > 1", 15),
             ("node: count(*) > 3", 6),
+            ("node: [^0]type = 1", 6),
+            ("node: [^x]type = 1", 6),
+            ("child: count([^2]type = 1) > 0", 13),
+            ("node: [^2] = 1", 11),
         ] {
             let e = parse_gtql(q, &names()).unwrap_err();
             assert_eq!(e.span.start, at, "{q}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn ancestors() {
+        let q = parse_gtql("node: [^]type = [^3]type", &names()).unwrap();
+        assert_eq!(
+            q.node,
+            Some(GExpr::Bin(
+                GOp::Eq,
+                Box::new(GExpr::Attr(Scope::Ancestor(1), 0)),
+                Box::new(GExpr::Attr(Scope::Ancestor(3), 0)),
+            ))
+        );
     }
 
     #[test]

@@ -60,6 +60,8 @@ pub(super) struct Domain<'a> {
     pub cols: &'a [Vec<i64>],
     /// The sentinel row's index.
     pub sentinel: u32,
+    /// The window's parent of each row (the sentinel's is the sentinel), to reach ancestors.
+    pub up: &'a [u32],
     pub bare: Rows<'a>,
     pub child: Rows<'a>,
     pub prev: Rows<'a>,
@@ -74,6 +76,10 @@ pub(super) fn eval(e: &GExpr, d: &Domain) -> Col {
         GExpr::Num(v) => Col {
             v: vec![*v; d.len],
             valid: None,
+        },
+        GExpr::Attr(Scope::Ancestor(k), a) if *k > 1 => match d.parent {
+            Rows::Gather(parents) => attr(d, Rows::Gather(&ancestors(d, parents, *k)), *a),
+            _ => attr(d, Rows::Missing, *a),
         },
         GExpr::Attr(scope, a) => attr(d, rows(d, *scope), *a),
         GExpr::Agg(k) => d.aggs.get(*k).cloned().unwrap_or_else(|| Col {
@@ -158,8 +164,23 @@ fn rows<'a>(d: &Domain<'a>, scope: Scope) -> Rows<'a> {
         Scope::Bare => d.bare,
         Scope::Child => d.child,
         Scope::Prev => d.prev,
-        Scope::Parent => d.parent,
+        Scope::Ancestor(_) => d.parent,
     }
+}
+
+/// The `k`-th ancestors of the nodes whose parents are `parents`: parents of parents, `k - 1`
+/// times, stopping early once every node has run out of ancestors.
+fn ancestors(d: &Domain, parents: &[u32], k: u32) -> Vec<u32> {
+    let mut rows = parents.to_vec();
+    for _ in 1..k {
+        if rows.iter().all(|&r| r == d.sentinel) {
+            break;
+        }
+        for r in &mut rows {
+            *r = d.up[*r as usize];
+        }
+    }
+    rows
 }
 
 /// The values of attribute `a` at `rows`.

@@ -8,25 +8,28 @@ pub(super) fn truth(v: Option<i64>) -> bool {
 }
 
 /// Evaluates an expression. `bare` = the node's values (inside a subtree aggregate: the
-/// descendant's), `child` = `[]`, `prev` = `[<]`, `parent` = `[^]`; `child_aggs`/`sub_aggs` =
-/// aggregate values. A missing value (no previous child, no parent) makes a comparison false.
+/// descendant's), `child` = `[]`, `prev` = `[<]`, `ancestors` = `[^]`, `[^2]`, ... (nearest
+/// first); `child_aggs`/`sub_aggs` = aggregate values. A missing value (no previous child, no
+/// such ancestor) makes a comparison false.
 pub(super) fn ev(
     e: &GExpr,
     bare: &[i64],
     child: &[i64],
     prev: Option<&[i64]>,
-    parent: Option<&[i64]>,
+    ancestors: &[&[i64]],
     child_aggs: &[Option<i64>],
     sub_aggs: &[Option<i64>],
 ) -> Option<i64> {
-    let r = |x: &GExpr| ev(x, bare, child, prev, parent, child_aggs, sub_aggs);
+    let r = |x: &GExpr| ev(x, bare, child, prev, ancestors, child_aggs, sub_aggs);
     match e {
         GExpr::Num(n) => Some(*n),
         GExpr::Attr(scope, a) => match scope {
             Scope::Bare => bare.get(*a).copied(),
             Scope::Child => child.get(*a).copied(),
             Scope::Prev => prev.and_then(|p| p.get(*a).copied()),
-            Scope::Parent => parent.and_then(|p| p.get(*a).copied()),
+            Scope::Ancestor(k) => ancestors
+                .get((*k as usize).wrapping_sub(1))
+                .and_then(|p| p.get(*a).copied()),
         },
         GExpr::Agg(k) => {
             // Child-part aggregates come in `child_aggs`, subtree ones in `sub_aggs`; exactly

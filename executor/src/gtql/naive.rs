@@ -43,8 +43,8 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
                 let v = match &a.arg {
                     None => Some(1),
                     Some(e) => match bare_parent {
-                        Some(p) => ev(e, p, item, prev.as_deref(), None, &[], &[]),
-                        None => ev(e, item, &[], None, None, &[], &[]),
+                        Some(p) => ev(e, p, item, prev.as_deref(), &[], &[], &[]),
+                        None => ev(e, item, &[], None, &[], &[], &[]),
                     },
                 };
                 match a.agg {
@@ -80,13 +80,20 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
                     .filter(|&i| {
                         a.arg
                             .as_ref()
-                            .is_none_or(|e| truth(ev(e, &vals[i], &[], None, None, &[], &[])))
+                            .is_none_or(|e| truth(ev(e, &vals[i], &[], None, &[], &[], &[])))
                     })
                     .count() as u64;
                 return ans;
             }
             for i in 0..n {
-                let par = parent[i].map(|p| vals[p].as_slice());
+                // The ancestors' values, nearest first.
+                let mut par: Vec<&[i64]> = Vec::new();
+                let mut up = parent[i];
+                while let Some(a) = up {
+                    par.push(&vals[a]);
+                    up = parent[a];
+                }
+                let par = par.as_slice();
                 if !q
                     .node
                     .as_ref()

@@ -69,6 +69,7 @@ impl View<'_> {
             first_id: self.first_id as i64,
             cols: self.cols,
             sentinel: self.w.sentinel(),
+            up: &self.w.parent,
             bare,
             child,
             prev,
@@ -422,10 +423,10 @@ fn select(len: usize, pred: impl Fn(usize) -> bool) -> Vec<u32> {
     out
 }
 
-/// Whether `e` reads `[^]` (outside aggregates, where it cannot appear).
+/// Whether `e` reads `[^]` or `[^k]` (outside aggregates, where they cannot appear).
 fn reads_parent(e: &GExpr) -> bool {
     match e {
-        GExpr::Attr(scope, _) => *scope == Scope::Parent,
+        GExpr::Attr(scope, _) => matches!(scope, Scope::Ancestor(_)),
         GExpr::Bin(_, a, b) => reads_parent(a) || reads_parent(b),
         GExpr::Not(a) => reads_parent(a),
         GExpr::Num(_) | GExpr::Agg(_) => false,
