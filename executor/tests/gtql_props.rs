@@ -110,13 +110,28 @@ const SUB: &[&str] = &[
     "not sum(c & 2) < 2",
 ];
 
+const SIBLING: &[&str] = &[
+    "count(*) >= 1",
+    "count([]a = a) = 0",
+    "max([]b) < b",
+    "count([]node_id < node_id and []b >= b) = 0",
+    "min([]c) > 0 or [^]a = Red",
+    "sum([]b) > 1 and avg([]c) <= 1",
+    "count(*) = 0",
+    "[^2]b = 1 or count([]a & 1) > 1",
+    "max([]a) = 1 and min([]a) = 1",
+    "min([]b) = b or avg([]b) >= 0",
+    "max([]c & 2) = 2 or not min([]b) < 0",
+];
+
 fn query_strategy() -> impl Strategy<Value = String> {
     (
         prop::option::of(0..CONDS.len()),
         prop::option::of(0..CHILD.len()),
         prop::option::of(0..SUB.len()),
+        prop::option::of(0..SIBLING.len()),
     )
-        .prop_map(|(n, c, s)| {
+        .prop_map(|(n, c, s, b)| {
             let mut parts = Vec::new();
             if let Some(n) = n {
                 parts.push(format!("node: {}", CONDS[n]));
@@ -126,6 +141,9 @@ fn query_strategy() -> impl Strategy<Value = String> {
             }
             if let Some(s) = s {
                 parts.push(format!("subtree: {}", SUB[s]));
+            }
+            if let Some(b) = b {
+                parts.push(format!("sibling: {}", SIBLING[b]));
             }
             parts.join("; ")
         })
@@ -204,6 +222,15 @@ fn scope_rules_by_hand() {
     assert_eq!(ids("child: sum([]b) = 4"), vec![0]);
     assert_eq!(ids("child: max([]b) = 2"), vec![1]);
     assert_eq!(ids("subtree: sum(b) = -2"), vec![1]);
+    // Sibling parts (beyond the paper): over the other children of the node's parent; `[]` is
+    // the sibling, a bare attribute the node. X1 and X2 are siblings, X and Y; R has none.
+    assert_eq!(ids("sibling: count(*) = 0"), vec![0, 4]);
+    assert_eq!(ids("sibling: count([]a = a) >= 1"), vec![2, 3]);
+    assert_eq!(ids("sibling: max([]b) < b"), vec![1, 2]);
+    assert_eq!(
+        ids("node: a = Red; sibling: count([]a = Blue) = 1"),
+        vec![1]
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! GTQL, the Game-Tree Query Language: parser and checks.
 //!
 //! A query has up to three parts in this order, separated by `;`: `node:`, `child:`,
-//! `subtree:`. Precedence, highest first: the prefixes `[]` (the child being counted), `[<]` (the
+//! `subtree:`, and beyond the paper a fourth, `sibling:`, whose aggregates range over the node's
+//! siblings (`[]` the sibling, a bare attribute the node itself). Precedence, highest first: the prefixes `[]` (the child being counted), `[<]` (the
 //! child counted before it), `[^]` (the parent) and `[^k]` (the k-th ancestor; both beyond the
 //! paper); `&`; relational operators;
 //! `not`; `and`; `or`. Aggregates: `count(expr)` / `count(*)`, and beyond the paper `sum`, `min`,
@@ -117,6 +118,10 @@ pub struct GtqlQuery {
     pub child_aggs: Vec<AggDef>,
     /// Aggregates of the subtree part, by slot.
     pub subtree_aggs: Vec<AggDef>,
+    /// The sibling part (beyond the paper): its aggregates range over the node's siblings.
+    pub sibling: Option<GExpr>,
+    /// Aggregates of the sibling part, by slot.
+    pub sibling_aggs: Vec<AggDef>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -201,6 +206,7 @@ enum PartKind {
     Node,
     Child,
     Subtree,
+    Sibling,
 }
 
 struct P<'a> {
@@ -321,9 +327,17 @@ impl P<'_> {
                     "[]" => Scope::Child,
                     _ => Scope::Prev,
                 };
-                if !(self.part == PartKind::Child && self.in_agg) {
+                let allowed = match scope {
+                    Scope::Child => matches!(self.part, PartKind::Child | PartKind::Sibling),
+                    _ => self.part == PartKind::Child,
+                };
+                if !(allowed && self.in_agg) {
+                    let parts = match scope {
+                        Scope::Child => "a child: or sibling: part",
+                        _ => "a child: part",
+                    };
                     return Err(ParseError::new(
-                        format!("'{p}' is only allowed inside an aggregate of a child: part"),
+                        format!("'{p}' is only allowed inside an aggregate of {parts}"),
                         span,
                     ));
                 }
@@ -394,7 +408,7 @@ impl P<'_> {
         }
         if self.part == PartKind::Subtree && matches!(agg, Agg::Min | Agg::Max) {
             return Err(ParseError::new(
-                "min and max are available in child: parts (subtree: has count, sum, avg)",
+                "min and max are available in child: and sibling: parts (subtree: has count, sum, avg)",
                 span,
             ));
         }
@@ -458,16 +472,17 @@ pub fn parse_gtql(src: &str, names: &GtqlNames) -> Result<GtqlQuery, ParseError>
             T::Name(n) if n == "node" => PartKind::Node,
             T::Name(n) if n == "child" => PartKind::Child,
             T::Name(n) if n == "subtree" => PartKind::Subtree,
+            T::Name(n) if n == "sibling" => PartKind::Sibling,
             _ => {
                 return Err(ParseError::new(
-                    "expected 'node:', 'child:' or 'subtree:'",
+                    "expected 'node:', 'child:', 'subtree:' or 'sibling:'",
                     span,
                 ));
             }
         };
         if last.is_some_and(|l| (l as u8) >= (kind as u8)) {
             return Err(ParseError::new(
-                "parts must come in the order node:, child:, subtree:, each at most once",
+                "parts must come in the order node:, child:, subtree:, sibling:, each at most once",
                 span,
             ));
         }
@@ -531,6 +546,10 @@ pub fn parse_gtql(src: &str, names: &GtqlNames) -> Result<GtqlQuery, ParseError>
             PartKind::Subtree => {
                 q.subtree = Some(e);
                 q.subtree_aggs = std::mem::take(&mut p.aggs);
+            }
+            PartKind::Sibling => {
+                q.sibling = Some(e);
+                q.sibling_aggs = std::mem::take(&mut p.aggs);
             }
         }
         if p.is_sym(";") {
@@ -596,6 +615,23 @@ mod tests {
         ] {
             let e = parse_gtql(q, &names()).unwrap_err();
             assert_eq!(e.span.start, at, "{q}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn sibling_part() {
+        let q = parse_gtql(
+            "node: type = 0; sibling: count([]type = type) = 0",
+            &names(),
+        )
+        .unwrap();
+        assert_eq!(q.sibling_aggs.len(), 1);
+        for bad in [
+            "sibling: count([<]type = 1) > 0",
+            "sibling: [^]type = 1; node: type = 0",
+            "sibling: count(*)",
+        ] {
+            assert!(parse_gtql(bad, &names()).is_err(), "{bad}");
         }
     }
 

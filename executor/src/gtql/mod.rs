@@ -28,6 +28,7 @@ mod expr;
 mod first_hits;
 mod naive;
 mod query;
+mod sibling;
 mod window;
 
 pub use naive::naive_answers;
@@ -100,7 +101,7 @@ impl Pass {
             carry_descendants: Vec::new(),
             states: queries
                 .into_iter()
-                .map(|q| QueryState::new(q, limit))
+                .map(|q| QueryState::new(q, attrs, limit))
                 .collect(),
             attrs,
             moves,
@@ -133,13 +134,17 @@ impl Pass {
             }
         }
         for q in queries {
-            for e in [&q.node, &q.child, &q.subtree].into_iter().flatten() {
+            for e in [&q.node, &q.child, &q.subtree, &q.sibling]
+                .into_iter()
+                .flatten()
+            {
                 mark(e, &mut want);
             }
             for a in q
                 .child_aggs
                 .iter()
                 .chain(&q.subtree_aggs)
+                .chain(&q.sibling_aggs)
                 .chain(&q.standalone)
             {
                 if let Some(e) = &a.arg {

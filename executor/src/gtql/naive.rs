@@ -138,6 +138,22 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
                 {
                     continue;
                 }
+                if let Some(e) = &q.sibling {
+                    // The other children of the node's parent (a root has none).
+                    let siblings: Vec<usize> = parent[i].map_or_else(Vec::new, |p| {
+                        children(p).into_iter().filter(|&s| s != i).collect()
+                    });
+                    let items: Vec<(Vec<i64>, Option<Vec<i64>>)> =
+                        siblings.iter().map(|&s| (vals[s].clone(), None)).collect();
+                    let bvals: Vec<Option<i64>> = q
+                        .sibling_aggs
+                        .iter()
+                        .map(|a| agg(a, items.clone(), Some(&vals[i])))
+                        .collect();
+                    if !truth(ev(e, &vals[i], &[], None, par, &bvals, &[])) {
+                        continue;
+                    }
+                }
                 ans.count += 1;
                 ans.hits.push(Hit {
                     node_id: i as u64,

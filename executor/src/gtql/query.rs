@@ -6,6 +6,7 @@ use super::Hit;
 use super::aggregate::{ChildAcc, SubAcc, subtree_totals};
 use super::column::{Col, Domain, Rows, eval};
 use super::first_hits::FirstHits;
+use super::sibling::Siblings;
 use super::window::Window;
 
 /// What a query needs from the pass.
@@ -30,6 +31,8 @@ pub(super) struct QueryState {
     carry_cand: Vec<bool>,
     child: Vec<ChildAcc>,
     sub: Vec<SubAcc>,
+    /// The sibling part, if any.
+    sib: Option<Siblings>,
 }
 
 /// The slice being fed, as the queries see it.
@@ -99,7 +102,8 @@ impl View<'_> {
         }
     }
 
-    fn id(&self, row: u32) -> u64 {
+    /// The node id of window row `row`.
+    pub fn id(&self, row: u32) -> u64 {
         self.value(self.attrs, row as usize) as u64
     }
 
@@ -131,11 +135,11 @@ impl View<'_> {
 }
 
 impl QueryState {
-    /// The state of `query`, keeping its first `limit` hits.
-    pub fn new(query: GtqlQuery, limit: usize) -> Self {
+    /// The state of `query` over nodes with `attrs` attributes, keeping its first `limit` hits.
+    pub fn new(query: GtqlQuery, attrs: usize, limit: usize) -> Self {
         let kind = if query.standalone.is_some() {
             Kind::Standalone
-        } else if query.child.is_none() && query.subtree.is_none() {
+        } else if query.child.is_none() && query.subtree.is_none() && query.sibling.is_none() {
             Kind::NodeOnly
         } else {
             Kind::Tree
@@ -150,7 +154,12 @@ impl QueryState {
                 carry: Vec::new(),
             })
             .collect();
+        let sib = query
+            .sibling
+            .clone()
+            .map(|e| Siblings::new(e, query.sibling_aggs.clone(), attrs));
         Self {
+            sib,
             query,
             kind,
             count: 0,
@@ -208,6 +217,9 @@ impl QueryState {
             Some(e) => eval(e, &v.nodes()).truths_into(&mut self.cand),
         }
         self.cand.push(false);
+        if let Some(sib) = &mut self.sib {
+            sib.record(v);
+        }
         let all = self.query.node.is_none();
         // Few candidates: work from a list of them rather than over every node.
         let count = self.cand.iter().map(|&x| usize::from(x)).sum::<usize>();
@@ -300,6 +312,16 @@ impl QueryState {
         if !rows.is_empty() {
             self.decide(v, rows);
         }
+        if let Some(sib) = &mut self.sib {
+            sib.close(v);
+            let (count, hits) = sib.decide();
+            self.count += count;
+            for h in hits {
+                if self.hits.wants(h.node_id) {
+                    self.hits.push(h);
+                }
+            }
+        }
 
         // What the open rows carry to the next chunk.
         let open = &w.open;
@@ -376,6 +398,14 @@ impl QueryState {
             let d = candidates(v, &rows, &par, &aggs);
             let keep = eval(e, &d);
             retain(&mut rows, &keep);
+        }
+        // With a sibling part, the node waits for its parent's subtree to end.
+        if let Some(sib) = &mut self.sib {
+            for &r in &rows {
+                let hit = self.hits.wants(v.id(r)).then(|| v.hit(r));
+                sib.mark(v, r, hit);
+            }
+            return;
         }
         self.count += rows.len() as u64;
         for &r in &rows {
