@@ -67,6 +67,17 @@ fn tree_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<Vec<i64>>)> {
     })
 }
 
+/// Any levels at all (gaps, several roots): a tree is still defined, by a stack of open nodes
+/// popped as levels come back up, and the pass must agree with the naive evaluator on it.
+fn any_levels_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<Vec<i64>>)> {
+    (1usize..40).prop_flat_map(|n| {
+        (
+            prop::collection::vec(0u32..6, n),
+            prop::collection::vec(prop::collection::vec(-3i64..4, 3), n),
+        )
+    })
+}
+
 const CONDS: &[&str] = &[
     "a = 1",
     "b > 0",
@@ -169,6 +180,20 @@ proptest! {
         let counted = pass_limited(&queries, &levels, &rows, chunk, 0);
         for (i, (f, s)) in counted.iter().zip(&slow).enumerate() {
             prop_assert_eq!(f.count, s.count, "counting query {}: {}", i, &texts[i]);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn single_pass_equals_naive_on_any_levels((levels, rows) in any_levels_strategy(), texts in prop::collection::vec(query_strategy(), 1..4), chunk in 1usize..12) {
+        let queries: Vec<GtqlQuery> = texts.iter().map(|t| parse_gtql(t, &names()).expect(t)).collect();
+        let fast = pass(&queries, &levels, &rows, chunk);
+        let slow = naive_answers(&queries, &levels, &rows);
+        for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
+            prop_assert_eq!(f, s, "query {}: {}", i, &texts[i]);
         }
     }
 }

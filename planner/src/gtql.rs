@@ -94,6 +94,37 @@ pub enum GExpr {
     Agg(usize),
 }
 
+impl GExpr {
+    /// Calls `f` with the scope and attribute of every attribute read in the expression (not
+    /// inside its aggregates, which are slots: their arguments are in the [`AggDef`]s).
+    ///
+    /// ```
+    /// use cqldb_planner::gtql::{GExpr, GOp, Scope};
+    /// let e = GExpr::Bin(GOp::Eq, Box::new(GExpr::Attr(Scope::Bare, 0)), Box::new(GExpr::Num(1)));
+    /// let mut seen = Vec::new();
+    /// e.for_each_attr(&mut |s, a| seen.push((s, a)));
+    /// assert_eq!(seen, vec![(Scope::Bare, 0)]);
+    /// ```
+    pub fn for_each_attr(&self, f: &mut impl FnMut(Scope, usize)) {
+        match self {
+            GExpr::Attr(scope, a) => f(*scope, *a),
+            GExpr::Bin(_, a, b) => {
+                a.for_each_attr(f);
+                b.for_each_attr(f);
+            }
+            GExpr::Not(a) => a.for_each_attr(f),
+            GExpr::Num(_) | GExpr::Agg(_) => {}
+        }
+    }
+
+    /// Whether some attribute read satisfies `pred` (on its scope).
+    pub fn reads(&self, pred: impl Fn(Scope) -> bool) -> bool {
+        let mut found = false;
+        self.for_each_attr(&mut |s, _| found |= pred(s));
+        found
+    }
+}
+
 /// An aggregate: what it computes and over which expression (`None` = `*`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AggDef {
@@ -562,12 +593,7 @@ pub fn parse_gtql(src: &str, names: &GtqlNames) -> Result<GtqlQuery, ParseError>
 }
 
 fn uses_child_scope(e: &GExpr) -> bool {
-    match e {
-        GExpr::Attr(s, _) => matches!(s, Scope::Child | Scope::Prev),
-        GExpr::Bin(_, a, b) => uses_child_scope(a) || uses_child_scope(b),
-        GExpr::Not(a) => uses_child_scope(a),
-        _ => false,
-    }
+    e.reads(|s| matches!(s, Scope::Child | Scope::Prev))
 }
 
 #[cfg(test)]

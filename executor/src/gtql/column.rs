@@ -70,6 +70,26 @@ pub(super) struct Domain<'a> {
     pub aggs: &'a [Col],
 }
 
+impl<'a> Domain<'a> {
+    /// `len` nodes of a table `cols` (sentinel row `sentinel`, parents `up`), with every scope
+    /// missing: callers fill in the ones their part allows.
+    pub fn new(len: usize, cols: &'a [Vec<i64>], sentinel: u32, up: &'a [u32]) -> Self {
+        Self {
+            len,
+            chunk: &[],
+            first_id: 0,
+            cols,
+            sentinel,
+            up,
+            bare: Rows::Missing,
+            child: Rows::Missing,
+            prev: Rows::Missing,
+            parent: Rows::Missing,
+            aggs: &[],
+        }
+    }
+}
+
 /// Evaluates `e` for every node of `d`.
 pub(super) fn eval(e: &GExpr, d: &Domain) -> Col {
     match e {

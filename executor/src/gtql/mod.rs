@@ -118,27 +118,19 @@ impl Pass {
     /// Which attribute columns the queries read (plus `node_id`, always available).
     pub fn wanted(queries: &[GtqlQuery], attrs: usize) -> Vec<bool> {
         let mut want = vec![false; attrs];
-        fn mark(e: &GExpr, want: &mut [bool]) {
-            match e {
-                GExpr::Attr(_, a) => {
-                    if let Some(w) = want.get_mut(*a) {
-                        *w = true;
-                    }
+        let mut mark = |e: &GExpr| {
+            e.for_each_attr(&mut |_, a| {
+                if let Some(w) = want.get_mut(a) {
+                    *w = true;
                 }
-                GExpr::Bin(_, a, b) => {
-                    mark(a, want);
-                    mark(b, want);
-                }
-                GExpr::Not(a) => mark(a, want),
-                _ => {}
-            }
-        }
+            })
+        };
         for q in queries {
             for e in [&q.node, &q.child, &q.subtree, &q.sibling]
                 .into_iter()
                 .flatten()
             {
-                mark(e, &mut want);
+                mark(e);
             }
             for a in q
                 .child_aggs
@@ -148,7 +140,7 @@ impl Pass {
                 .chain(&q.standalone)
             {
                 if let Some(e) = &a.arg {
-                    mark(e, &mut want);
+                    mark(e);
                 }
             }
         }
@@ -280,21 +272,13 @@ impl Pass {
     /// chunk's columns directly.
     fn gathered(queries: &[GtqlQuery], attrs: usize) -> Vec<bool> {
         fn mark(e: &GExpr, bare_too: bool, out: &mut [bool]) {
-            match e {
-                GExpr::Attr(scope, a) => {
-                    if (bare_too || *scope != Scope::Bare)
-                        && let Some(x) = out.get_mut(*a)
-                    {
-                        *x = true;
-                    }
+            e.for_each_attr(&mut |scope, a| {
+                if (bare_too || scope != Scope::Bare)
+                    && let Some(x) = out.get_mut(a)
+                {
+                    *x = true;
                 }
-                GExpr::Bin(_, a, b) => {
-                    mark(a, bare_too, out);
-                    mark(b, bare_too, out);
-                }
-                GExpr::Not(a) => mark(a, bare_too, out),
-                GExpr::Num(_) | GExpr::Agg(_) => {}
-            }
+            });
         }
         let mut out = vec![false; attrs + 1];
         for q in queries {

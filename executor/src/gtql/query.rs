@@ -67,17 +67,14 @@ impl View<'_> {
         aggs: &'b [Col],
     ) -> Domain<'b> {
         Domain {
-            len,
             chunk: self.chunk,
             first_id: self.first_id as i64,
-            cols: self.cols,
-            sentinel: self.w.sentinel(),
-            up: &self.w.parent,
             bare,
             child,
             prev,
             parent,
             aggs,
+            ..Domain::new(len, self.cols, self.w.sentinel(), &self.w.parent)
         }
     }
 
@@ -455,10 +452,5 @@ fn select(len: usize, pred: impl Fn(usize) -> bool) -> Vec<u32> {
 
 /// Whether `e` reads `[^]` or `[^k]` (outside aggregates, where they cannot appear).
 fn reads_parent(e: &GExpr) -> bool {
-    match e {
-        GExpr::Attr(scope, _) => matches!(scope, Scope::Ancestor(_)),
-        GExpr::Bin(_, a, b) => reads_parent(a) || reads_parent(b),
-        GExpr::Not(a) => reads_parent(a),
-        GExpr::Num(_) | GExpr::Agg(_) => false,
-    }
+    e.reads(|s| matches!(s, Scope::Ancestor(_)))
 }

@@ -228,7 +228,7 @@ impl Siblings {
             .map(|def| match &def.arg {
                 // Not reading the node itself: each sibling's value once, the family's total
                 // less the node's own.
-                Some(e) if !reads_bare(e) => {
+                Some(e) if !e.reads(|s| s == Scope::Bare) => {
                     let all = t.domain(
                         kids.len(),
                         Rows::Missing,
@@ -334,17 +334,11 @@ impl<'a> Table<'a> {
         aggs: &'a [Col],
     ) -> Domain<'a> {
         Domain {
-            len,
-            chunk: &[],
-            first_id: 0,
-            cols: self.cols,
-            sentinel: self.sentinel,
-            up: self.up,
             bare,
             child,
-            prev: Rows::Missing,
             parent,
             aggs,
+            ..Domain::new(len, self.cols, self.sentinel, self.up)
         }
     }
 }
@@ -356,47 +350,26 @@ fn values<'a>(v: &'a View, read: &'a [usize], row: u32) -> impl Iterator<Item = 
 
 /// The attributes `part` and `aggs` read, in any scope (`attrs` stands for `node_id`).
 fn read_attrs(part: &GExpr, aggs: &[AggDef], attrs: usize) -> Vec<usize> {
-    fn mark(e: &GExpr, out: &mut Vec<bool>) {
-        match e {
-            GExpr::Attr(_, a) => {
-                if let Some(x) = out.get_mut(*a) {
-                    *x = true;
-                }
-            }
-            GExpr::Bin(_, a, b) => {
-                mark(a, out);
-                mark(b, out);
-            }
-            GExpr::Not(a) => mark(a, out),
-            GExpr::Num(_) | GExpr::Agg(_) => {}
-        }
-    }
     let mut out = vec![false; attrs + 1];
-    mark(part, &mut out);
-    for e in aggs.iter().filter_map(|a| a.arg.as_ref()) {
-        mark(e, &mut out);
+    for e in std::iter::once(part).chain(aggs.iter().filter_map(|a| a.arg.as_ref())) {
+        e.for_each_attr(&mut |_, a| {
+            if let Some(x) = out.get_mut(a) {
+                *x = true;
+            }
+        });
     }
     (0..=attrs).filter(|&a| out[a]).collect()
 }
 
 /// The furthest ancestor `e` reads: 1 for `[^]`, k for `[^k]`, 0 for none.
 fn reach(e: &GExpr) -> u32 {
-    match e {
-        GExpr::Attr(Scope::Ancestor(k), _) => *k,
-        GExpr::Bin(_, a, b) => reach(a).max(reach(b)),
-        GExpr::Not(a) => reach(a),
-        _ => 0,
-    }
-}
-
-/// Whether `e` reads the node itself (a bare attribute).
-fn reads_bare(e: &GExpr) -> bool {
-    match e {
-        GExpr::Attr(scope, _) => *scope == Scope::Bare,
-        GExpr::Bin(_, a, b) => reads_bare(a) || reads_bare(b),
-        GExpr::Not(a) => reads_bare(a),
-        GExpr::Num(_) | GExpr::Agg(_) => false,
-    }
+    let mut k = 0;
+    e.for_each_attr(&mut |s, _| {
+        if let Scope::Ancestor(j) = s {
+            k = k.max(j);
+        }
+    });
+    k
 }
 
 /// An aggregate over each candidate's siblings from its family's values `col` (one per child,
