@@ -9,7 +9,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use cqldb_executor::gtql::{Answer, Pass};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
-use cqldb_storage::gtl::{AttrKind, Chunk, GtlReader, GtlWriter, TextLogReader, TreeSchema};
+use cqldb_storage::gtl::{
+    AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
+};
 use cqldb_storage::{Database, PositionFlags};
 
 /// Output formats.
@@ -88,7 +90,7 @@ pub fn import(input: &Path, out: &Path) -> Result<u64> {
     }
     let file =
         std::fs::File::open(input).with_context(|| format!("cannot open {}", input.display()))?;
-    let mut r = TextLogReader::new(std::io::BufReader::with_capacity(1 << 20, file))
+    let mut r = TextLogReader::new(ReadAhead::new(file))
         .with_context(|| format!("reading {}", input.display()))?;
     let mut w = GtlWriter::create(out, r.schema())?;
     r.for_each_node(|level, mv, values| w.push_parts(level, mv, values))

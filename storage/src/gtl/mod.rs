@@ -31,12 +31,14 @@
 
 pub mod gtf;
 mod packing;
+mod read_ahead;
 pub mod reader;
 pub mod schema;
 pub mod text;
 pub mod writer;
 
 pub use gtf::import_gtf;
+pub use read_ahead::ReadAhead;
 pub use reader::{Chunk, GtlReader};
 pub use schema::{AttrDef, AttrKind, NodeRow, TreeSchema};
 pub use text::TextLogReader;
