@@ -374,6 +374,65 @@ fn gtql_import_query_stats_and_db() {
     assert!(out.contains("# 1 nodes"), "{out}");
 }
 
+/// GTQL over indexed games sees the trees the position table stores: the tree GTQL builds
+/// from the plies agrees with each row's parent, children and child index, and counts agree
+/// with the rows' flags, on real games with deep variations.
+#[test]
+fn gtql_over_games_agrees_with_the_position_table() {
+    use cqldb_storage::{Database, PositionFlags};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let pgn = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/variations/pychess_world_matches.pgn");
+    ok(&["index", "--quiet", "--db", s(&db), s(&pgn)]);
+    let gtql = |q: &str| ok(&["gtql", q, "--db", s(&db), "--limit", "0"]);
+    for q in [
+        // Parents: GTQL's (from the plies) is the row's.
+        "node: ply > 0 and not [^]positionid = parent",
+        "node: ply = 0 and not parent = -1",
+        "node: ply > 1 and not [^2]ply < [^]ply",
+        // Children and siblings: counted from the tree, stored in the rows.
+        "child: count(*) != children",
+        "sibling: count([]child_index < child_index) != child_index",
+        "node: child_index > 0; sibling: count([]child_index = 0) != 1",
+        // Main line and variations.
+        "node: mainline = 1 and ply > 0 and not [^]mainline = 1",
+        "node: variation = 1 and [^]mainline = 1 and child_index = 0",
+        "node: mainline = 1 and not depth = 0",
+    ] {
+        let out = gtql(q);
+        assert!(out.contains("# 0 nodes"), "{q}: {out}");
+    }
+    // Counts from the rows themselves.
+    let (mut all, mut mainline, mut checks, mut variations) = (0u64, 0u64, 0u64, 0u64);
+    let database = Database::open(&db).unwrap();
+    for (_, seg) in database.segments() {
+        seg.for_each_game(false, |_, rows| {
+            for r in rows.positions {
+                all += 1;
+                mainline += u64::from(r.flags.contains(PositionFlags::MAINLINE));
+                checks += u64::from(r.flags.contains(PositionFlags::CHECK));
+                variations += u64::from(r.child_index > 0);
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+    assert!(variations > 100, "the file should have variations");
+    for (q, expected) in [
+        ("node: count(*)", all),
+        ("node: count(mainline = 1)", mainline),
+        ("node: count(check = 1)", checks),
+        ("node: count(child_index > 0)", variations),
+    ] {
+        let out = gtql(q);
+        assert!(
+            out.contains(&format!("# {expected} nodes")),
+            "{q}: expected {expected}: {out}"
+        );
+    }
+}
+
 #[test]
 fn searcher_logs_import_and_answer_the_papers_questions() {
     use cqldb_bench_data::search::{ALIASES, FIELDS, Searcher, epd_position};

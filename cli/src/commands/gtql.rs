@@ -12,7 +12,7 @@ use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::gtl::{
     AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
 };
-use cqldb_storage::{Database, PositionFlags};
+use cqldb_storage::{Database, NO_PARENT, PositionFlags};
 
 /// Output formats.
 #[derive(Copy, Clone, Debug, clap::ValueEnum)]
@@ -196,7 +196,7 @@ fn query(a: Args) -> Result<ExitCode> {
 }
 
 /// Attributes of PGN game-tree nodes for `--db` (0/1 for the flags).
-const PGN_ATTRS: [&str; 16] = [
+const PGN_ATTRS: [&str; 17] = [
     "game",
     "ply",
     "depth",
@@ -213,6 +213,7 @@ const PGN_ATTRS: [&str; 16] = [
     "mate",
     "stalemate",
     "positionid",
+    "parent",
 ];
 
 fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u64)> {
@@ -233,9 +234,6 @@ fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u
             let flag = |f: PositionFlags| -> Vec<i64> {
                 p.iter().map(|r| i64::from(r.flags.contains(f))).collect()
             };
-            let root_black = p
-                .first()
-                .is_some_and(|r| r.turn() == shakmaty::Color::Black);
             let chunk = Chunk {
                 first_id: 0,
                 levels: p.iter().map(|r| r.ply).collect(),
@@ -246,9 +244,7 @@ fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u
                     p.iter().map(|r| i64::from(r.depth)).collect(),
                     p.iter().map(|r| i64::from(r.child_index)).collect(),
                     p.iter().map(|r| i64::from(r.children)).collect(),
-                    p.iter()
-                        .map(|r| 1 + (i64::from(r.ply) + i64::from(root_black)) / 2)
-                        .collect(),
+                    p.iter().map(|r| i64::from(r.move_number)).collect(),
                     flag(PositionFlags::WHITE_TO_MOVE),
                     flag(PositionFlags::INITIAL),
                     flag(PositionFlags::TERMINAL),
@@ -259,6 +255,12 @@ fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u
                     flag(PositionFlags::MATE),
                     flag(PositionFlags::STALEMATE),
                     (0..p.len() as i64).collect(),
+                    p.iter()
+                        .map(|r| match r.parent {
+                            NO_PARENT => -1,
+                            q => i64::from(q),
+                        })
+                        .collect(),
                 ],
             };
             let mut pass = Pass::new(queries.clone(), PGN_ATTRS.len(), true, limit);
