@@ -10,9 +10,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use cqldb_executor::gtql::{Answer, Pass};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::gtl::{
-    AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
+    AttrKind, CHUNK_NODES, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
 };
-use cqldb_storage::{Database, NO_PARENT, PositionFlags};
+use cqldb_storage::{Database, NO_PARENT, PositionFlags, PositionRecord};
 
 /// Output formats.
 #[derive(Copy, Clone, Debug, clap::ValueEnum)]
@@ -148,7 +148,7 @@ fn query(a: Args) -> Result<ExitCode> {
             (
                 texts,
                 answers,
-                PGN_ATTRS.iter().map(|s| (*s).to_owned()).collect(),
+                PGN_ATTRS.iter().map(|(s, _)| (*s).to_owned()).collect(),
                 nodes,
             )
         } else {
@@ -195,85 +195,87 @@ fn query(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A game-tree attribute's value at a position: `(row, game number, position id)`.
+type PgnAttr = fn(&PositionRecord, i64, usize) -> i64;
+
 /// Attributes of PGN game-tree nodes for `--db` (0/1 for the flags).
-const PGN_ATTRS: [&str; 17] = [
-    "game",
-    "ply",
-    "depth",
-    "child_index",
-    "children",
-    "movenumber",
-    "wtm",
-    "initial",
-    "terminal",
-    "mainline",
-    "variation",
-    "virtualmainline",
-    "check",
-    "mate",
-    "stalemate",
-    "positionid",
-    "parent",
+const PGN_ATTRS: [(&str, PgnAttr); 17] = [
+    ("game", |_, game, _| game),
+    ("ply", |r, _, _| i64::from(r.ply)),
+    ("depth", |r, _, _| i64::from(r.depth)),
+    ("child_index", |r, _, _| i64::from(r.child_index)),
+    ("children", |r, _, _| i64::from(r.children)),
+    ("movenumber", |r, _, _| i64::from(r.move_number)),
+    ("wtm", |r, _, _| flag(r, PositionFlags::WHITE_TO_MOVE)),
+    ("initial", |r, _, _| flag(r, PositionFlags::INITIAL)),
+    ("terminal", |r, _, _| flag(r, PositionFlags::TERMINAL)),
+    ("mainline", |r, _, _| flag(r, PositionFlags::MAINLINE)),
+    ("variation", |r, _, _| flag(r, PositionFlags::VARIATION)),
+    ("virtualmainline", |r, _, _| {
+        flag(r, PositionFlags::VIRTUAL_MAINLINE)
+    }),
+    ("check", |r, _, _| flag(r, PositionFlags::CHECK)),
+    ("mate", |r, _, _| flag(r, PositionFlags::MATE)),
+    ("stalemate", |r, _, _| flag(r, PositionFlags::STALEMATE)),
+    ("positionid", |_, _, id| id as i64),
+    ("parent", |r, _, _| match r.parent {
+        NO_PARENT => -1,
+        q => i64::from(q),
+    }),
 ];
 
+fn flag(r: &PositionRecord, f: PositionFlags) -> i64 {
+    i64::from(r.flags.contains(f))
+}
+
+/// Answers `texts` over every game of a database: the games form one forest (each game's
+/// root at level 0), fed to one pass in chunks of many games, so `node_id` numbers the
+/// database's positions in pre-order, game after game.
 fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u64)> {
     let database = Database::open(db)?;
     let names = GtqlNames {
-        attrs: PGN_ATTRS.iter().map(|s| (*s).to_owned()).collect(),
+        attrs: PGN_ATTRS.iter().map(|(s, _)| (*s).to_owned()).collect(),
         consts: vec![("white".into(), 1), ("black".into(), 0)],
     };
     let queries = parse_all(texts, &names)?;
-    let mut totals: Vec<Answer> = vec![Answer::default(); queries.len()];
+    let listing = limit > 0;
+    let want = if listing {
+        vec![true; PGN_ATTRS.len()]
+    } else {
+        Pass::wanted(&queries, PGN_ATTRS.len())
+    };
+    let mut pass = Pass::new(queries, PGN_ATTRS.len(), listing, limit);
+    let mut chunk = Chunk {
+        cols: vec![Vec::new(); PGN_ATTRS.len()],
+        ..Chunk::default()
+    };
     let mut nodes = 0u64;
-    let mut number = 0u64;
+    let mut number = 0i64;
     for (_, seg) in database.segments() {
         seg.for_each_game(false, |_, rows| {
             number += 1;
             let p = rows.positions;
             nodes += p.len() as u64;
-            let flag = |f: PositionFlags| -> Vec<i64> {
-                p.iter().map(|r| i64::from(r.flags.contains(f))).collect()
-            };
-            let chunk = Chunk {
-                first_id: 0,
-                levels: p.iter().map(|r| r.ply).collect(),
-                moves: p.iter().map(|r| r.mv.to_string()).collect(),
-                cols: vec![
-                    vec![number as i64; p.len()],
-                    p.iter().map(|r| i64::from(r.ply)).collect(),
-                    p.iter().map(|r| i64::from(r.depth)).collect(),
-                    p.iter().map(|r| i64::from(r.child_index)).collect(),
-                    p.iter().map(|r| i64::from(r.children)).collect(),
-                    p.iter().map(|r| i64::from(r.move_number)).collect(),
-                    flag(PositionFlags::WHITE_TO_MOVE),
-                    flag(PositionFlags::INITIAL),
-                    flag(PositionFlags::TERMINAL),
-                    flag(PositionFlags::MAINLINE),
-                    flag(PositionFlags::VARIATION),
-                    flag(PositionFlags::VIRTUAL_MAINLINE),
-                    flag(PositionFlags::CHECK),
-                    flag(PositionFlags::MATE),
-                    flag(PositionFlags::STALEMATE),
-                    (0..p.len() as i64).collect(),
-                    p.iter()
-                        .map(|r| match r.parent {
-                            NO_PARENT => -1,
-                            q => i64::from(q),
-                        })
-                        .collect(),
-                ],
-            };
-            let mut pass = Pass::new(queries.clone(), PGN_ATTRS.len(), true, limit);
-            pass.feed(&chunk);
-            for (t, a) in totals.iter_mut().zip(pass.finish()) {
-                t.count += a.count;
-                let room = limit.saturating_sub(t.hits.len());
-                t.hits.extend(a.hits.into_iter().take(room));
+            chunk.levels.extend(p.iter().map(|r| r.ply));
+            if listing {
+                chunk.moves.extend(p.iter().map(|r| r.mv.to_string()));
+            }
+            for ((col, (_, value)), &wanted) in chunk.cols.iter_mut().zip(&PGN_ATTRS).zip(&want) {
+                if wanted {
+                    col.extend(p.iter().enumerate().map(|(i, r)| value(r, number, i)));
+                }
+            }
+            if chunk.levels.len() >= CHUNK_NODES {
+                pass.feed(&chunk);
+                chunk.levels.clear();
+                chunk.moves.clear();
+                chunk.cols.iter_mut().for_each(Vec::clear);
             }
             Ok(())
         })?;
     }
-    Ok((totals, nodes))
+    pass.feed(&chunk);
+    Ok((pass.finish(), nodes))
 }
 
 fn print_answers(
