@@ -13,6 +13,9 @@
 //!   first, so that each row holds the total over its descendants so far;
 //! - the child and subtree parts, for the candidates whose subtrees ended in the slice.
 //!
+//! Queries with the same node part and aggregates share one state and differ only in their
+//! final comparisons (`QueryState::share`).
+//!
 //! State between slices is only what the open nodes carry (their values, candidate flags and
 //! partial aggregates). [`naive_answers`] recomputes every aggregate for every node from
 //! scratch; the property tests compare the two.
@@ -66,6 +69,8 @@ const SLICE: usize = 4096;
 /// A single-pass evaluator of several queries over a tree fed in pre-order chunks.
 pub struct Pass {
     states: Vec<QueryState>,
+    /// Per query: its state, and 0 for the state's own query or k for its k-th extra one.
+    slots: Vec<(usize, usize)>,
     attrs: usize,
     moves: bool,
     window: Window,
@@ -99,10 +104,8 @@ impl Pass {
             }),
             descendants: Vec::new(),
             carry_descendants: Vec::new(),
-            states: queries
-                .into_iter()
-                .map(|q| QueryState::new(q, attrs, limit))
-                .collect(),
+            slots: Vec::new(),
+            states: Vec::new(),
             attrs,
             moves,
             window: Window::default(),
@@ -113,6 +116,27 @@ impl Pass {
             carry_moves: Vec::new(),
             next_id: 0,
         }
+        .with_queries(queries, limit)
+    }
+
+    /// Adds the queries, each to the state of an earlier one when it can share it (see
+    /// `QueryState::share`).
+    fn with_queries(mut self, queries: Vec<GtqlQuery>, limit: usize) -> Self {
+        for q in queries {
+            let shared = self
+                .states
+                .iter_mut()
+                .enumerate()
+                .find_map(|(i, st)| st.share(&q, limit).then_some((i, st.extra.len())));
+            match shared {
+                Some(slot) => self.slots.push(slot),
+                None => {
+                    self.slots.push((self.states.len(), 0));
+                    self.states.push(QueryState::new(q, self.attrs, limit));
+                }
+            }
+        }
+        self
     }
 
     /// Which attribute columns the queries read (plus `node_id`, always available).
@@ -176,12 +200,25 @@ impl Pass {
     /// Ends the pass and returns one answer per query (hits sorted by node id).
     pub fn finish(mut self) -> Vec<Answer> {
         self.step(&[], &[], &[], true);
-        self.states
+        // Per state: its own answer, then its extra queries'.
+        let mut answers: Vec<Vec<Option<Answer>>> = self
+            .states
             .into_iter()
-            .map(|st| Answer {
-                count: st.count,
-                hits: st.hits.into_sorted(),
+            .map(|st| {
+                let own = Answer {
+                    count: st.count,
+                    hits: st.hits.into_sorted(),
+                };
+                let extra = st.extra.into_iter().map(|f| Answer {
+                    count: f.count,
+                    hits: f.hits.into_sorted(),
+                });
+                std::iter::once(own).chain(extra).map(Some).collect()
             })
+            .collect();
+        self.slots
+            .iter()
+            .map(|&(s, k)| answers[s][k].take().unwrap_or_default())
             .collect()
     }
 

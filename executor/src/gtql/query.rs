@@ -33,6 +33,17 @@ pub(super) struct QueryState {
     sub: Vec<SubAcc>,
     /// The sibling part, if any.
     sib: Option<Siblings>,
+    /// Other queries with the same node part and aggregates (see [`QueryState::share`]).
+    pub extra: Vec<Final>,
+}
+
+/// A query answered from another's candidates and aggregates: only its child and subtree
+/// parts are its own.
+pub(super) struct Final {
+    child: Option<GExpr>,
+    subtree: Option<GExpr>,
+    pub count: u64,
+    pub hits: FirstHits,
 }
 
 /// The slice being fed, as the queries see it.
@@ -157,6 +168,7 @@ impl QueryState {
             .map(|e| Siblings::new(e, query.sibling_aggs.clone(), attrs));
         Self {
             sib,
+            extra: Vec::new(),
             query,
             kind,
             count: 0,
@@ -166,6 +178,29 @@ impl QueryState {
             child,
             sub,
         }
+    }
+
+    /// Takes `q` on as an extra query when it has this query's node part and aggregates and
+    /// both are decided when a candidate's subtree ends (no sibling part): the candidates and
+    /// aggregates are then worked out once for both (`false`: `q` needs a state of its own).
+    pub fn share(&mut self, q: &GtqlQuery, limit: usize) -> bool {
+        let q_kind = q.standalone.is_none() && (q.child.is_some() || q.subtree.is_some());
+        let same = self.kind == Kind::Tree
+            && self.sib.is_none()
+            && q_kind
+            && q.sibling.is_none()
+            && q.node == self.query.node
+            && q.child_aggs == self.query.child_aggs
+            && q.subtree_aggs == self.query.subtree_aggs;
+        if same {
+            self.extra.push(Final {
+                child: q.child.clone(),
+                subtree: q.subtree.clone(),
+                count: 0,
+                hits: FirstHits::new(limit),
+            });
+        }
+        same
     }
 
     pub fn feed(&mut self, v: &View) {
@@ -342,9 +377,27 @@ impl QueryState {
         }
     }
 
-    /// Decides the candidates at `rows`, whose subtrees ended in this chunk.
-    fn decide(&mut self, v: &View, mut rows: Vec<u32>) {
-        // Parents only for a part that reads `[^]`.
+    /// Decides the candidates at `rows`, whose subtrees ended in this chunk, for this query
+    /// and the extra ones.
+    fn decide(&mut self, v: &View, rows: Vec<u32>) {
+        let kept = match self.extra.is_empty() {
+            true => self.filter(v, rows),
+            false => self.filter_shared(v, rows),
+        };
+        // With a sibling part, the node waits for its parent's subtree to end.
+        if let Some(sib) = &mut self.sib {
+            for &r in &kept {
+                let hit = self.hits.wants(v.id(r)).then(|| v.hit(r));
+                sib.mark(v, r, hit);
+            }
+            return;
+        }
+        count_hits(v, &kept, &mut self.count, &mut self.hits);
+    }
+
+    /// The candidates at `rows` that pass this query's child part, then its subtree part
+    /// (aggregates are read only for the candidates still in).
+    fn filter(&self, v: &View, mut rows: Vec<u32>) -> Vec<u32> {
         let parents = |rows: &[u32], e: &GExpr| -> Vec<u32> {
             match reads_parent(e) {
                 true => rows.iter().map(|&r| v.w.parent[r as usize]).collect(),
@@ -354,63 +407,132 @@ impl QueryState {
         if let Some(e) = &self.query.child {
             let aggs: Vec<Col> = self.child.iter().map(|a| a.values(&rows)).collect();
             let par = parents(&rows, e);
-            let d = candidates(v, &rows, &par, &aggs);
-            let keep = eval(e, &d);
+            let keep = eval(e, &candidates(v, &rows, &par, &aggs));
             retain(&mut rows, &keep);
         }
         if let Some(e) = &self.query.subtree {
-            // (Counted only when some aggregate reads them.)
-            let descendants: Vec<i64> = rows
-                .iter()
-                .map(|&r| v.descendants.get(r as usize).copied().unwrap_or(0))
-                .collect();
-            let aggs: Vec<Col> = self
-                .sub
-                .iter()
-                .map(|acc| {
-                    if acc.def.arg.is_none() {
-                        return Col {
-                            v: descendants.clone(),
-                            valid: None,
-                        };
-                    }
-                    let sums = rows.iter().map(|&r| acc.total[r as usize]);
-                    match acc.def.agg {
-                        Agg::Avg => {
-                            let v = sums
-                                .zip(&descendants)
-                                .map(|(s, &k)| if k > 0 { s / k } else { 0 })
-                                .collect();
-                            let valid = Some(descendants.iter().map(|&k| k > 0).collect());
-                            Col { v, valid }
-                        }
-                        _ => Col {
-                            v: sums.collect(),
-                            valid: None,
-                        },
-                    }
-                })
-                .collect();
+            let aggs = self.subtree_values(v, &rows);
             let par = parents(&rows, e);
-            let d = candidates(v, &rows, &par, &aggs);
-            let keep = eval(e, &d);
+            let keep = eval(e, &candidates(v, &rows, &par, &aggs));
             retain(&mut rows, &keep);
         }
-        // With a sibling part, the node waits for its parent's subtree to end.
-        if let Some(sib) = &mut self.sib {
-            for &r in &rows {
-                let hit = self.hits.wants(v.id(r)).then(|| v.hit(r));
-                sib.mark(v, r, hit);
-            }
-            return;
+        rows
+    }
+
+    /// [`Self::filter`] for this query and the extra ones, the aggregates read once for all;
+    /// the extra queries' answers are counted here, this query's returned.
+    fn filter_shared(&mut self, v: &View, rows: Vec<u32>) -> Vec<u32> {
+        let finals = std::iter::once((&self.query.child, &self.query.subtree))
+            .chain(self.extra.iter().map(|f| (&f.child, &f.subtree)));
+        let (mut any_child, mut any_sub, mut any_parent) = (false, false, false);
+        for (child, sub) in finals {
+            any_child |= child.is_some();
+            any_sub |= sub.is_some();
+            any_parent |= [child, sub].into_iter().flatten().any(reads_parent);
         }
-        self.count += rows.len() as u64;
-        for &r in &rows {
-            if self.hits.wants(v.id(r)) {
-                self.hits.push(v.hit(r));
+        let child_vals: Vec<Col> = match any_child {
+            true => self.child.iter().map(|a| a.values(&rows)).collect(),
+            false => Vec::new(),
+        };
+        let sub_vals = match any_sub {
+            true => self.subtree_values(v, &rows),
+            false => Vec::new(),
+        };
+        // Parents only for a part that reads `[^]`.
+        let parents: Vec<u32> = match any_parent {
+            true => rows.iter().map(|&r| v.w.parent[r as usize]).collect(),
+            false => Vec::new(),
+        };
+        let on_child = candidates(v, &rows, &parents, &child_vals);
+        let on_sub = candidates(v, &rows, &parents, &sub_vals);
+        let passing = |child: &Option<GExpr>, sub: &Option<GExpr>| -> Vec<u32> {
+            let mut kept = rows.clone();
+            for (e, d) in [(child, &on_child), (sub, &on_sub)] {
+                if let Some(e) = e {
+                    let keep = eval(e, d);
+                    retain_where(&mut kept, &rows, &keep);
+                }
             }
+            kept
+        };
+        let kept = passing(&self.query.child, &self.query.subtree);
+        let extra: Vec<Vec<u32>> = self
+            .extra
+            .iter()
+            .map(|f| passing(&f.child, &f.subtree))
+            .collect();
+        for (f, kept) in self.extra.iter_mut().zip(extra) {
+            count_hits(v, &kept, &mut f.count, &mut f.hits);
+        }
+        kept
+    }
+
+    /// The subtree aggregates' values at `rows`.
+    fn subtree_values(&self, v: &View, rows: &[u32]) -> Vec<Col> {
+        // (Counted only when some aggregate reads them.)
+        let descendants: Vec<i64> = rows
+            .iter()
+            .map(|&r| v.descendants.get(r as usize).copied().unwrap_or(0))
+            .collect();
+        self.sub
+            .iter()
+            .map(|acc| {
+                if acc.def.arg.is_none() {
+                    return Col {
+                        v: descendants.clone(),
+                        valid: None,
+                    };
+                }
+                let sums = rows.iter().map(|&r| acc.total[r as usize]);
+                match acc.def.agg {
+                    Agg::Avg => {
+                        let v = sums
+                            .zip(&descendants)
+                            .map(|(s, &k)| if k > 0 { s / k } else { 0 })
+                            .collect();
+                        let valid = Some(descendants.iter().map(|&k| k > 0).collect());
+                        Col { v, valid }
+                    }
+                    _ => Col {
+                        v: sums.collect(),
+                        valid: None,
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+/// Counts the answers `rows` and keeps the first ones.
+fn count_hits(v: &View, rows: &[u32], count: &mut u64, hits: &mut FirstHits) {
+    *count += rows.len() as u64;
+    for &r in rows {
+        if hits.wants(v.id(r)) {
+            hits.push(v.hit(r));
         }
     }
+}
+
+/// Keeps the entries of `rows` where `keep` holds.
+fn retain(rows: &mut Vec<u32>, keep: &Col) {
+    let mut k = 0;
+    for i in 0..rows.len() {
+        rows[k] = rows[i];
+        k += usize::from(keep.truth(i));
+    }
+    rows.truncate(k);
+}
+
+/// Keeps the entries of `kept` (a subsequence of `all`) whose place in `all` holds in `keep`.
+fn retain_where(kept: &mut Vec<u32>, all: &[u32], keep: &Col) {
+    let mut i = 0;
+    kept.retain(|&r| {
+        // Both are in the same order: advance to `r` in `all`.
+        while all[i] != r {
+            i += 1;
+        }
+        keep.truth(i)
+    });
 }
 
 /// The candidates at `rows` (parents at `parents`) as a set to decide a part over.
@@ -426,16 +548,6 @@ fn candidates<'a>(
     };
     let bare = Rows::Gather(rows);
     v.domain(rows.len(), bare, Rows::Missing, Rows::Missing, parent, aggs)
-}
-
-/// Keeps the entries of `rows` where `keep` holds.
-fn retain(rows: &mut Vec<u32>, keep: &Col) {
-    let mut k = 0;
-    for i in 0..rows.len() {
-        rows[k] = rows[i];
-        k += usize::from(keep.truth(i));
-    }
-    rows.truncate(k);
 }
 
 /// The numbers `0..len` for which `pred` holds, without a branch per number.
