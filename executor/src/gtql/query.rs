@@ -398,21 +398,15 @@ impl QueryState {
     /// The candidates at `rows` that pass this query's child part, then its subtree part
     /// (aggregates are read only for the candidates still in).
     fn filter(&self, v: &View, mut rows: Vec<u32>) -> Vec<u32> {
-        let parents = |rows: &[u32], e: &GExpr| -> Vec<u32> {
-            match reads_parent(e) {
-                true => rows.iter().map(|&r| v.w.parent[r as usize]).collect(),
-                false => Vec::new(),
-            }
-        };
         if let Some(e) = &self.query.child {
             let aggs: Vec<Col> = self.child.iter().map(|a| a.values(&rows)).collect();
-            let par = parents(&rows, e);
+            let par = parents_if(v, &rows, reads_parent(e));
             let keep = eval(e, &candidates(v, &rows, &par, &aggs));
             retain(&mut rows, &keep);
         }
         if let Some(e) = &self.query.subtree {
             let aggs = self.subtree_values(v, &rows);
-            let par = parents(&rows, e);
+            let par = parents_if(v, &rows, reads_parent(e));
             let keep = eval(e, &candidates(v, &rows, &par, &aggs));
             retain(&mut rows, &keep);
         }
@@ -438,11 +432,7 @@ impl QueryState {
             true => self.subtree_values(v, &rows),
             false => Vec::new(),
         };
-        // Parents only for a part that reads `[^]`.
-        let parents: Vec<u32> = match any_parent {
-            true => rows.iter().map(|&r| v.w.parent[r as usize]).collect(),
-            false => Vec::new(),
-        };
+        let parents = parents_if(v, &rows, any_parent);
         let on_child = candidates(v, &rows, &parents, &child_vals);
         let on_sub = candidates(v, &rows, &parents, &sub_vals);
         let passing = |child: &Option<GExpr>, sub: &Option<GExpr>| -> Vec<u32> {
@@ -500,6 +490,14 @@ impl QueryState {
                 }
             })
             .collect()
+    }
+}
+
+/// The parents of `rows`, only when a part reads `[^]` (`wanted`); empty otherwise.
+fn parents_if(v: &View, rows: &[u32], wanted: bool) -> Vec<u32> {
+    match wanted {
+        true => rows.iter().map(|&r| v.w.parent[r as usize]).collect(),
+        false => Vec::new(),
     }
 }
 
