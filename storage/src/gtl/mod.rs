@@ -26,9 +26,12 @@
 //! only the columns a query reads are unpacked, so a tree larger than memory streams.
 //!
 //! The module is split by concept: [`schema`] (attributes and constants), [`text`] (the text
-//! log reader), [`writer`] (`.gtl` writing), [`reader`] (`.gtl` reading), [`gtf`] (the paper's
-//! GT-log files) and `packing` (column packing shared by writer and reader).
+//! log reader) and `block` (its one-pass reading of whole blocks of common lines), [`writer`]
+//! (`.gtl` writing), [`reader`] (`.gtl` reading), [`gtf`] (the paper's GT-log files),
+//! `packing` (column packing shared by writer and reader) and [`ReadAhead`] (reading a file
+//! ahead on its own thread).
 
+mod block;
 pub mod gtf;
 mod packing;
 mod read_ahead;

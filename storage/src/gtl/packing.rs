@@ -1,13 +1,17 @@
 //! Column packing shared by the `.gtl` writer and reader: frame of reference at the narrowest
 //! width, and the per-chunk move table.
 
-/// Frame-of-reference packing: base (i64), width (1, 2, 4 or 8 bytes), values - base.
-pub(super) fn pack_column(out: &mut Vec<u8>, v: &[i64]) {
-    // One pass for both bounds (two passes read the column from memory twice).
+/// Frame-of-reference packing: base (i64), width (1, 2, 4 or 8 bytes), values - base. The
+/// values are read twice (bounds, then bytes), so any cheap cloneable iterator will do: a
+/// slice, or one attribute's values picked out of row-major node rows.
+pub(super) fn pack_column<I>(out: &mut Vec<u8>, v: I)
+where
+    I: Iterator<Item = i64> + Clone + ExactSizeIterator,
+{
     let (min, max) = v
-        .iter()
-        .fold((i64::MAX, i64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-    let (min, max) = if v.is_empty() { (0, 0) } else { (min, max) };
+        .clone()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (min, max) = if v.len() == 0 { (0, 0) } else { (min, max) };
     let span = (max as i128 - min as i128) as u128;
     let width: u8 = if span < 1 << 8 {
         1
@@ -23,19 +27,19 @@ pub(super) fn pack_column(out: &mut Vec<u8>, v: &[i64]) {
     out.reserve(v.len() * width as usize);
     // One loop per width: the generic slice-of-bytes version was a fifth of import time.
     match width {
-        1 => out.extend(v.iter().map(|&x| x.wrapping_sub(min) as u8)),
+        1 => out.extend(v.map(|x| x.wrapping_sub(min) as u8)),
         2 => {
-            for &x in v {
+            for x in v {
                 out.extend_from_slice(&(x.wrapping_sub(min) as u16).to_le_bytes());
             }
         }
         4 => {
-            for &x in v {
+            for x in v {
                 out.extend_from_slice(&(x.wrapping_sub(min) as u32).to_le_bytes());
             }
         }
         _ => {
-            for &x in v {
+            for x in v {
                 out.extend_from_slice(&(x.wrapping_sub(min) as u64).to_le_bytes());
             }
         }

@@ -2,6 +2,7 @@
 
 use std::io::BufRead;
 
+use super::block::{Line, scan_block};
 use super::schema::{AttrDef, AttrKind, NodeRow, TreeSchema};
 use crate::error::{Result, StorageError};
 
@@ -89,6 +90,7 @@ impl<R: BufRead> TextLogReader<R> {
         mut f: impl FnMut(u32, &[u8], &[i64]) -> Result<()>,
     ) -> Result<u64> {
         let (mut mv, mut values) = (Vec::new(), Vec::new());
+        let mut fast_values = vec![0; self.schema.attrs.len()];
         let mut count = 0u64;
         loop {
             let buf = self.input.fill_buf().map_err(StorageError::io("log"))?;
@@ -134,23 +136,39 @@ impl<R: BufRead> TextLogReader<R> {
                 }
                 start = end + 1;
             }
-            let base = start;
-            for end in memchr::memchr_iter(b'\n', &buf[base..=last]) {
-                let line = &buf[start..base + end];
-                self.lineno += 1;
-                if let Some(level) = parse_line(
-                    line,
-                    &self.schema,
-                    &mut self.prev_level,
-                    self.lineno,
+            let block = &buf[start..=last];
+            let (schema, prev_level, lineno) =
+                (&self.schema, &mut self.prev_level, &mut self.lineno);
+            scan_block(block, &mut fast_values, |line| {
+                *lineno += 1;
+                let (start, end) = match line {
+                    Line::Node {
+                        level,
+                        last_move,
+                        values,
+                        ..
+                    } if level_follows(*prev_level, level) => {
+                        *prev_level = Some(level);
+                        count += 1;
+                        return f(level, last_move, values);
+                    }
+                    // The careful reader says what is wrong with the level.
+                    Line::Node { start, end, .. } | Line::Other { start, end } => (start, end),
+                };
+                let careful = parse_line(
+                    &block[start..end],
+                    schema,
+                    prev_level,
+                    *lineno,
                     &mut mv,
                     &mut values,
-                )? {
-                    f(level, &mv, &values)?;
+                )?;
+                if let Some(level) = careful {
                     count += 1;
+                    f(level, &mv, &values)?;
                 }
-                start = base + end + 1;
-            }
+                Ok(())
+            })?;
             self.input.consume(last + 1);
         }
     }
@@ -239,6 +257,15 @@ fn number_at(line: &[u8], at: &mut usize) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// Whether a node at `level` may follow one at `prev` in pre-order (the careful reader's rule).
+#[inline]
+fn level_follows(prev: Option<u32>, level: u32) -> bool {
+    match prev {
+        None => level == 0,
+        Some(p) => level >= 1 && level <= p.saturating_add(1),
+    }
+}
+
 /// Parses the line carried over from one read buffer into the next (it gets the next line
 /// number) and empties the carry.
 fn parse_carried(
@@ -292,7 +319,7 @@ fn parse_line(
         None if level != 0 => {
             return Err(bad("the first node must be the root (level 0)".into()));
         }
-        Some(p) if level > p + 1 => {
+        Some(p) if level > p.saturating_add(1) => {
             return Err(bad(format!(
                 "level {level} after level {p}: a node can only be one deeper than the node before it"
             )));
@@ -349,6 +376,149 @@ fn value_of(a: &AttrDef, tok: &str) -> Option<i64> {
                 v |= c.iter().find(|(n, _)| n == part)?.1;
             }
             Some(v)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TextLogReader;
+    use proptest::prelude::*;
+
+    const HEADER: &str = "gtql-log 1\nattr type enum PVNode=0 CUTNode=1\n\
+                          attr flags flags A=1 B=2\nattr value int\nnodes\n";
+
+    /// A node line's parts, mostly well formed, in any of the spellings the format allows,
+    /// and now and then with a mistake in it; the level is chosen once the previous is known.
+    #[derive(Debug, Clone)]
+    enum Spec {
+        Node {
+            level: (u8, u64),
+            lead: &'static str,
+            s1: &'static str,
+            mv: &'static str,
+            values: Vec<String>,
+            s2: &'static str,
+            end: &'static str,
+        },
+        Other(&'static str),
+    }
+
+    fn spec() -> impl Strategy<Value = Spec> {
+        let value = prop_oneof![
+            12 => (-40_000i64..40_000).prop_map(|v| v.to_string()),
+            1 => Just("PVNode".to_string()),
+            1 => Just("A|B".to_string()),
+            1 => Just("-".to_string()),
+            1 => Just("1-2".to_string()),
+            1 => Just("12345678901234567890".to_string()),
+        ];
+        let sep = prop_oneof![12 => Just(" "), 1 => Just("  "), 1 => Just("\t")];
+        let mv = prop_oneof![
+            Just("-"),
+            Just("e2e4"),
+            Just("O-O"),
+            Just("m38"),
+            Just("0-0")
+        ];
+        let values = prop_oneof![
+            12 => proptest::collection::vec(value.clone(), 3..4),
+            1 => proptest::collection::vec(value, 2..5),
+        ];
+        let end = prop_oneof![12 => Just(""), 1 => Just(" "), 1 => Just("\r")];
+        let lead = prop_oneof![12 => Just(""), 1 => Just(" ")];
+        prop_oneof![
+            40 => ((0u8..100, any::<u64>()), lead, sep.clone(), mv, values, sep, end).prop_map(
+                |(level, lead, s1, mv, values, s2, end)| Spec::Node {
+                    level, lead, s1, mv, values, s2, end
+                }
+            ),
+            1 => Just(Spec::Other("")),
+            1 => Just(Spec::Other("# a comment")),
+            1 => Just(Spec::Other("1 e2e4 0 0 x1")),
+        ]
+    }
+
+    /// The lines, each node's level following the last node's (but for a few mistakes).
+    fn body(specs: &[Spec]) -> Vec<String> {
+        let mut prev: Option<u64> = None;
+        let mut out = Vec::new();
+        for s in specs {
+            match s {
+                Spec::Other(t) => out.push(t.to_string()),
+                Spec::Node {
+                    level: (how, r),
+                    lead,
+                    s1,
+                    mv,
+                    values,
+                    s2,
+                    end,
+                } => {
+                    let level = match (how, prev) {
+                        (0..=91, None) => 0,
+                        (0..=91, Some(p)) => 1 + r % (p + 1),
+                        (92..=93, _) => 0,
+                        (94..=95, _) => 9,
+                        _ => 4_294_967_296,
+                    };
+                    prev = Some(level);
+                    out.push(format!("{lead}{level}{s1}{mv}{s2}{}{end}", values.join(s2)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every node (or the first error) the careful line-by-line reader sees.
+    /// A node as read: level, move, values.
+    type Read = (u32, Vec<u8>, Vec<i64>);
+
+    fn careful(text: &str) -> Result<Vec<Read>, String> {
+        let mut r = TextLogReader::new(text.as_bytes()).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        let (mut mv, mut values) = (Vec::new(), Vec::new());
+        while let Some(level) = r
+            .next_parts(&mut mv, &mut values)
+            .map_err(|e| e.to_string())?
+        {
+            out.push((level, mv.clone(), values.clone()));
+        }
+        Ok(out)
+    }
+
+    proptest! {
+        /// Reading whole blocks (the import's way) finds the same nodes, and the same first
+        /// error, as reading line by line, wherever the read buffer splits the lines.
+        #[test]
+        fn blocks_read_like_lines(
+            specs in proptest::collection::vec(spec(), 0..30),
+            capacity in 1usize..200,
+            final_newline: bool,
+        ) {
+            let mut text = HEADER.to_string();
+            text.push_str(&body(&specs).join("\n"));
+            if final_newline {
+                text.push('\n');
+            }
+            let expected = careful(&text);
+            let input = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let mut r = TextLogReader::new(input).unwrap();
+            let mut got = Vec::new();
+            let result = r
+                .for_each_node(|level, mv, values| {
+                    got.push((level, mv.to_vec(), values.to_vec()));
+                    Ok(())
+                })
+                .map_err(|e| e.to_string());
+            match (result, expected) {
+                (Ok(n), Ok(want)) => {
+                    prop_assert_eq!(n as usize, want.len());
+                    prop_assert_eq!(got, want);
+                }
+                (Err(e), Err(want)) => prop_assert_eq!(e, want),
+                (r, want) => prop_assert!(false, "blocks {r:?}, lines {want:?}"),
+            }
         }
     }
 }

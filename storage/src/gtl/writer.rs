@@ -9,15 +9,32 @@ use super::schema::{NodeRow, TreeSchema};
 use super::{CHUNK_NODES, MAGIC};
 use crate::error::{Result, StorageError};
 
-/// One chunk's columns on their way to the writer thread (moves as one byte run with end
-/// offsets; the writer thread interns them, keeping hashing off the parsing thread).
+/// One chunk on its way to the writer thread. The parsing thread only appends: moves as one
+/// byte run with end offsets, values row by row. The writer thread interns the moves and
+/// turns rows into columns, keeping that work off the thread that sets the pace.
 #[derive(Default)]
 struct ChunkData {
     levels: Vec<i64>,
     move_bytes: Vec<u8>,
     move_ends: Vec<u32>,
-    cols: Vec<Vec<i64>>,
+    rows: Vec<i64>,
 }
+
+impl ChunkData {
+    /// Room for a whole chunk: growing a chunk's vectors by doubling copied them, and faulted
+    /// in fresh pages, on the parsing thread.
+    fn with_capacity(attrs: usize) -> Self {
+        Self {
+            levels: Vec::with_capacity(CHUNK_NODES),
+            move_bytes: Vec::with_capacity(CHUNK_NODES * 4),
+            move_ends: Vec::with_capacity(CHUNK_NODES),
+            rows: Vec::with_capacity(CHUNK_NODES * attrs),
+        }
+    }
+}
+
+/// Bytes written between syncs of the unfinished file.
+const SYNC_EVERY: usize = 16 << 20;
 
 type Finisher = std::thread::JoinHandle<Result<std::io::BufWriter<std::fs::File>>>;
 
@@ -53,18 +70,26 @@ impl GtlWriter {
         let (to_worker, from_main) = std::sync::mpsc::sync_channel::<ChunkData>(2);
         let (back, recycled) = std::sync::mpsc::channel::<ChunkData>();
         let wtmp = tmp.clone();
+        let attrs = schema.attrs.len();
         let worker = std::thread::Builder::new()
             .name("gtl-writer".into())
             .spawn(move || -> Result<std::io::BufWriter<std::fs::File>> {
-                let mut index = rustc_hash::FxHashMap::default();
+                let mut index = MoveIndex::default();
+                let mut unsynced = 0usize;
                 for mut chunk in from_main {
-                    write_chunk(&mut file, &wtmp, &chunk, &mut index)?;
+                    unsynced += write_chunk(&mut file, &wtmp, &chunk, attrs, &mut index)?;
+                    if unsynced >= SYNC_EVERY {
+                        // Waiting for the disk here overlaps with parsing; one sync at the end
+                        // was a tenth of an import.
+                        file.flush()
+                            .and_then(|_| file.get_ref().sync_data())
+                            .map_err(StorageError::io(&wtmp))?;
+                        unsynced = 0;
+                    }
                     chunk.levels.clear();
                     chunk.move_bytes.clear();
                     chunk.move_ends.clear();
-                    for c in &mut chunk.cols {
-                        c.clear();
-                    }
+                    chunk.rows.clear();
                     let _ = back.send(chunk);
                 }
                 Ok(file)
@@ -74,10 +99,7 @@ impl GtlWriter {
             tmp,
             path: path.to_owned(),
             attrs: schema.attrs.len(),
-            cur: ChunkData {
-                cols: vec![Vec::new(); schema.attrs.len()],
-                ..ChunkData::default()
-            },
+            cur: ChunkData::with_capacity(schema.attrs.len()),
             nodes: 0,
             prev_level: None,
             to_worker: Some(to_worker),
@@ -114,9 +136,7 @@ impl GtlWriter {
             .move_bytes
             .extend_from_slice(&last_move[..last_move.len().min(255)]);
         self.cur.move_ends.push(self.cur.move_bytes.len() as u32);
-        for (c, v) in self.cur.cols.iter_mut().zip(values) {
-            c.push(*v);
-        }
+        self.cur.rows.extend_from_slice(values);
         self.nodes += 1;
         if self.cur.levels.len() == CHUNK_NODES {
             self.flush_chunk()?;
@@ -128,10 +148,10 @@ impl GtlWriter {
         if self.cur.levels.is_empty() {
             return Ok(());
         }
-        let next = self.recycled.try_recv().unwrap_or_else(|_| ChunkData {
-            cols: vec![Vec::new(); self.attrs],
-            ..ChunkData::default()
-        });
+        let next = self
+            .recycled
+            .try_recv()
+            .unwrap_or_else(|_| ChunkData::with_capacity(self.attrs));
         let full = std::mem::replace(&mut self.cur, next);
         let sent = self
             .to_worker
@@ -172,36 +192,58 @@ impl GtlWriter {
     }
 }
 
-/// Interns the moves, packs, compresses and appends one chunk.
+/// A chunk's distinct moves so far, by move.
+#[derive(Default)]
+struct MoveIndex {
+    /// Moves of up to 7 bytes, keyed by [`short_key`]: almost all of them, and a hash of a
+    /// word is far cheaper than one of a byte string.
+    short: rustc_hash::FxHashMap<u64, u32>,
+    long: rustc_hash::FxHashMap<Vec<u8>, u32>,
+}
+
+/// A move of up to 7 bytes as one word: its bytes, and its length in the top byte (so `a`
+/// and `a\0` differ).
+fn short_key(m: &[u8]) -> Option<u64> {
+    let mut key = [0u8; 8];
+    key.get_mut(..m.len())?.copy_from_slice(m);
+    if m.len() == 8 {
+        return None;
+    }
+    key[7] = m.len() as u8;
+    Some(u64::from_le_bytes(key))
+}
+
+/// Interns the moves, packs, compresses and appends one chunk; returns the bytes written.
 fn write_chunk(
     file: &mut std::io::BufWriter<std::fs::File>,
     tmp: &Path,
     c: &ChunkData,
-    index: &mut rustc_hash::FxHashMap<Vec<u8>, u32>,
-) -> Result<()> {
+    attrs: usize,
+    index: &mut MoveIndex,
+) -> Result<usize> {
     let n = c.levels.len();
     // Each column is its own zstd stream, so a reader decompresses only what a query reads.
-    let mut streams: Vec<Vec<u8>> = Vec::with_capacity(2 + c.cols.len());
+    let mut streams: Vec<Vec<u8>> = Vec::with_capacity(2 + attrs);
     let mut raw = Vec::with_capacity(n + 9);
-    pack_column(&mut raw, &c.levels);
+    pack_column(&mut raw, c.levels.iter().copied());
     streams.push(raw);
     // Moves: the chunk's distinct moves, then an index per node.
-    index.clear();
+    index.short.clear();
+    index.long.clear();
     let mut table: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(n);
     let mut start = 0usize;
     for &end in &c.move_ends {
         let m = &c.move_bytes[start..end as usize];
         start = end as usize;
-        let id = match index.get(m) {
-            Some(&id) => id,
-            None => {
-                let id = table.len() as u32;
-                table.push(m);
-                index.insert(m.to_vec(), id);
-                id
-            }
+        let next = table.len() as u32;
+        let id = match short_key(m) {
+            Some(k) => *index.short.entry(k).or_insert(next),
+            None => *index.long.entry(m.to_vec()).or_insert(next),
         };
+        if id == next {
+            table.push(m);
+        }
         ids.push(i64::from(id));
     }
     let mut raw = Vec::new();
@@ -210,17 +252,18 @@ fn write_chunk(
         raw.push(m.len() as u8);
         raw.extend_from_slice(m);
     }
-    pack_column(&mut raw, &ids);
+    pack_column(&mut raw, ids.iter().copied());
     streams.push(raw);
-    for col in &c.cols {
+    for a in 0..attrs {
         let mut raw = Vec::with_capacity(n * 2 + 9);
-        pack_column(&mut raw, col);
+        pack_column(&mut raw, c.rows.chunks_exact(attrs).map(|row| row[a]));
         streams.push(raw);
     }
     let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
         file.write_all(b).map_err(StorageError::io(tmp))
     };
     w(file, &(n as u32).to_le_bytes())?;
+    let mut written = 4;
     for raw in &streams {
         // The thread's reused context and buffer (a context per stream showed in profiles).
         let z = crate::columns::compress(raw, 1);
@@ -228,6 +271,7 @@ fn write_chunk(
         w(file, &(z.len() as u32).to_le_bytes())?;
         w(file, &crc32fast::hash(&z).to_le_bytes())?;
         w(file, &z)?;
+        written += 12 + z.len();
     }
-    Ok(())
+    Ok(written)
 }
