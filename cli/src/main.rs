@@ -126,6 +126,9 @@ enum Command {
         /// Nodes listed per query (all are counted).
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        /// Threads evaluating queries (default: all cores); the tree is still read once.
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Totals of a database: games, positions, variations, errors, size.
     Info {
@@ -222,6 +225,7 @@ fn main() -> std::process::ExitCode {
             out,
             format,
             limit,
+            threads,
         } => commands::gtql::run(commands::gtql::Args {
             args,
             file,
@@ -229,6 +233,9 @@ fn main() -> std::process::ExitCode {
             out,
             format,
             limit,
+            threads: threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            }),
         }),
         Command::Cql {
             file,

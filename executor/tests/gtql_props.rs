@@ -1,7 +1,7 @@
 //! GTQL: the single-pass evaluator against the naive one on random trees and queries, and
 //! hand-drawn trees with hand-computed answers for every scope rule.
 
-use cqldb_executor::gtql::{Answer, Pass, naive_answers};
+use cqldb_executor::gtql::{Answer, ParallelPass, Pass, naive_answers};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::gtl::Chunk;
 use proptest::prelude::*;
@@ -184,6 +184,48 @@ proptest! {
         for (i, (f, s)) in counted.iter().zip(&slow).enumerate() {
             prop_assert_eq!(f.count, s.count, "counting query {}: {}", i, &texts[i]);
         }
+    }
+}
+
+/// [`pass_limited`] on `threads` worker threads.
+fn parallel_pass(
+    queries: &[GtqlQuery],
+    levels: &[u32],
+    rows: &[Vec<i64>],
+    chunk: usize,
+    limit: usize,
+    threads: usize,
+) -> Vec<Answer> {
+    let mut p = ParallelPass::new(queries.to_vec(), 3, false, limit, threads);
+    let mut first = 0;
+    while first < levels.len() {
+        let end = (first + chunk).min(levels.len());
+        // Refill what `feed` hands back, as a reader does (its old contents must not leak).
+        let mut c = p.feed(Chunk {
+            first_id: first as u64,
+            levels: levels[first..end].to_vec(),
+            moves: Vec::new(),
+            cols: (0..3)
+                .map(|k| rows[first..end].iter().map(|r| r[k]).collect())
+                .collect(),
+        });
+        c.levels.clear();
+        first = end;
+    }
+    p.finish()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Queries spread over worker threads (sharing groups kept together, answers put back in
+    /// the queries' order) answer as one pass does.
+    #[test]
+    fn parallel_pass_equals_single_pass((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..8), chunk in 1usize..20, threads in 1usize..5, limit in prop_oneof![Just(0usize), Just(3), Just(usize::MAX)]) {
+        let queries: Vec<GtqlQuery> = texts.iter().map(|t| parse_gtql(t, &names()).expect(t)).collect();
+        let one = pass_limited(&queries, &levels, &rows, chunk, limit);
+        let spread = parallel_pass(&queries, &levels, &rows, chunk, limit, threads);
+        prop_assert_eq!(one, spread);
     }
 }
 

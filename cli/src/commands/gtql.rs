@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use cqldb_executor::gtql::{Answer, Pass};
+use cqldb_executor::gtql::{Answer, ParallelPass, Pass};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::gtl::{
     AttrKind, CHUNK_NODES, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
@@ -33,6 +33,8 @@ pub struct Args {
     pub out: Option<PathBuf>,
     pub format: Format,
     pub limit: usize,
+    /// Threads evaluating queries.
+    pub threads: usize,
 }
 
 /// Runs `cqldb gtql ...`.
@@ -144,7 +146,7 @@ fn query(a: Args) -> Result<ExitCode> {
     let (texts, answers, attr_names, nodes): (Vec<String>, Vec<Answer>, Vec<String>, u64) =
         if let Some(db) = &a.db {
             let texts = read_queries(&a, true)?;
-            let (answers, nodes) = query_db(db, &texts, a.limit)?;
+            let (answers, nodes) = query_db(db, &texts, a.limit, a.threads)?;
             (
                 texts,
                 answers,
@@ -171,12 +173,13 @@ fn query(a: Args) -> Result<ExitCode> {
             } else {
                 Pass::wanted(&queries, schema.attrs.len())
             };
-            let mut pass = Pass::new(queries, schema.attrs.len(), listing, a.limit);
+            let attrs = schema.attrs.len();
+            let mut pass = ParallelPass::new(queries, attrs, listing, a.limit, a.threads);
             let mut nodes = 0u64;
             let mut chunk = Chunk::default();
             while reader.next_chunk_into(&mut chunk, listing, &want)? {
                 nodes += chunk.levels.len() as u64;
-                pass.feed(&chunk);
+                chunk = pass.feed(chunk);
             }
             (
                 texts,
@@ -231,7 +234,12 @@ fn flag(r: &PositionRecord, f: PositionFlags) -> i64 {
 /// Answers `texts` over every game of a database: the games form one forest (each game's
 /// root at level 0), fed to one pass in chunks of many games, so `node_id` numbers the
 /// database's positions in pre-order, game after game.
-fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u64)> {
+fn query_db(
+    db: &Path,
+    texts: &[String],
+    limit: usize,
+    threads: usize,
+) -> Result<(Vec<Answer>, u64)> {
     let database = Database::open(db)?;
     let names = GtqlNames {
         attrs: PGN_ATTRS.iter().map(|(s, _)| (*s).to_owned()).collect(),
@@ -244,11 +252,9 @@ fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u
     } else {
         Pass::wanted(&queries, PGN_ATTRS.len())
     };
-    let mut pass = Pass::new(queries, PGN_ATTRS.len(), listing, limit);
-    let mut chunk = Chunk {
-        cols: vec![Vec::new(); PGN_ATTRS.len()],
-        ..Chunk::default()
-    };
+    let mut pass = ParallelPass::new(queries, PGN_ATTRS.len(), listing, limit, threads);
+    let mut chunk = Chunk::default();
+    chunk.cols.resize(PGN_ATTRS.len(), Vec::new());
     let mut nodes = 0u64;
     let mut number = 0i64;
     for (_, seg) in database.segments() {
@@ -266,15 +272,16 @@ fn query_db(db: &Path, texts: &[String], limit: usize) -> Result<(Vec<Answer>, u
                 }
             }
             if chunk.levels.len() >= CHUNK_NODES {
-                pass.feed(&chunk);
+                chunk = pass.feed(std::mem::take(&mut chunk));
                 chunk.levels.clear();
                 chunk.moves.clear();
+                chunk.cols.resize(PGN_ATTRS.len(), Vec::new());
                 chunk.cols.iter_mut().for_each(Vec::clear);
             }
             Ok(())
         })?;
     }
-    pass.feed(&chunk);
+    pass.feed(chunk);
     Ok((pass.finish(), nodes))
 }
 

@@ -22,7 +22,8 @@
 //!
 //! Files: this one holds the pass; `window.rs` the tree around a slice; `query.rs` one query's
 //! share of it; `aggregate.rs` child and subtree aggregates; `column.rs` evaluates expressions a
-//! column at a time; `first_hits.rs` keeps the first answers; `expr.rs` evaluates node by node
+//! column at a time; `first_hits.rs` keeps the first answers; `parallel.rs` spreads a batch of
+//! queries over cores (one decoding, one pass per worker); `expr.rs` evaluates node by node
 //! for `naive.rs`, the reference.
 
 mod aggregate;
@@ -30,11 +31,13 @@ mod column;
 mod expr;
 mod first_hits;
 mod naive;
+mod parallel;
 mod query;
 mod sibling;
 mod window;
 
 pub use naive::naive_answers;
+pub use parallel::ParallelPass;
 
 use cqldb_planner::gtql::{Agg, GExpr, GtqlQuery, Scope};
 use cqldb_storage::gtl::Chunk;
@@ -137,6 +140,17 @@ impl Pass {
             }
         }
         self
+    }
+
+    /// The queries (indices into `queries`) grouped as one pass would group them into shared
+    /// states: queries in different groups can run in different passes at no extra cost.
+    pub fn groups(queries: &[GtqlQuery], attrs: usize, limit: usize) -> Vec<Vec<usize>> {
+        let pass = Pass::new(queries.to_vec(), attrs, false, limit);
+        let mut groups = vec![Vec::new(); pass.states.len()];
+        for (i, &(state, _)) in pass.slots.iter().enumerate() {
+            groups[state].push(i);
+        }
+        groups
     }
 
     /// Which attribute columns the queries read (plus `node_id`, always available).
