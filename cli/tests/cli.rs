@@ -431,6 +431,17 @@ fn gtql_over_games_agrees_with_the_position_table() {
             "{q}: expected {expected}: {out}"
         );
     }
+    // Paths write castling as players do, not as the stored king-takes-rook.
+    let paths = ok(&[
+        "gtql",
+        "node: mainline = 1 and ply = 24",
+        "--db",
+        s(&db),
+        "--format",
+        "csv",
+    ]);
+    assert!(paths.contains(" O-O"), "{paths}");
+    assert!(!paths.contains("castle"), "{paths}");
 }
 
 #[test]

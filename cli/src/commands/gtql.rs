@@ -12,7 +12,7 @@ use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::gtl::{
     AttrKind, CHUNK_NODES, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
 };
-use cqldb_storage::{Database, NO_PARENT, PositionFlags, PositionRecord};
+use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
 
 /// Output formats.
 #[derive(Copy, Clone, Debug, clap::ValueEnum)]
@@ -231,6 +231,18 @@ fn flag(r: &PositionRecord, f: PositionFlags) -> i64 {
     i64::from(r.flags.contains(f))
 }
 
+/// A game move as GTQL paths show it: long algebraic (`Ng1-f3`, `Pe5xd6ep`), castling as
+/// `O-O` or `O-O-O` (stored as king takes rook, which reads oddly in a path).
+fn move_text(mv: MoveCode) -> String {
+    match (mv.kind(), mv.from(), mv.to()) {
+        (Some(MoveKind::Castle), Some(king), Some(rook)) if rook.file() > king.file() => {
+            "O-O".to_owned()
+        }
+        (Some(MoveKind::Castle), Some(_), Some(_)) => "O-O-O".to_owned(),
+        _ => mv.to_string(),
+    }
+}
+
 /// Answers `texts` over every game of a database: the games form one forest (each game's
 /// root at level 0), fed to one pass in chunks of many games, so `node_id` numbers the
 /// database's positions in pre-order, game after game.
@@ -264,7 +276,7 @@ fn query_db(
             nodes += p.len() as u64;
             chunk.levels.extend(p.iter().map(|r| r.ply));
             if listing {
-                chunk.moves.extend(p.iter().map(|r| r.mv.to_string()));
+                chunk.moves.extend(p.iter().map(|r| move_text(r.mv)));
             }
             for ((col, (_, value)), &wanted) in chunk.cols.iter_mut().zip(&PGN_ATTRS).zip(&want) {
                 if wanted {
