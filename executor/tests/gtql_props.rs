@@ -13,6 +13,18 @@ fn names() -> GtqlNames {
     }
 }
 
+/// Nodes `first..end` of a tree as a chunk.
+fn chunk_of(levels: &[u32], rows: &[Vec<i64>], first: usize, end: usize) -> Chunk {
+    Chunk {
+        first_id: first as u64,
+        levels: levels[first..end].to_vec(),
+        moves: Vec::new(),
+        cols: (0..3)
+            .map(|k| rows[first..end].iter().map(|r| r[k]).collect())
+            .collect(),
+    }
+}
+
 /// Runs the single pass, feeding the tree in chunks of `chunk` nodes.
 fn pass(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>], chunk: usize) -> Vec<Answer> {
     pass_limited(queries, levels, rows, chunk, usize::MAX)
@@ -30,15 +42,7 @@ fn pass_limited(
     let mut first = 0;
     while first < levels.len() {
         let end = (first + chunk).min(levels.len());
-        let c = Chunk {
-            first_id: first as u64,
-            levels: levels[first..end].to_vec(),
-            moves: Vec::new(),
-            cols: (0..3)
-                .map(|k| rows[first..end].iter().map(|r| r[k]).collect())
-                .collect(),
-        };
-        p.feed(&c);
+        p.feed(&chunk_of(levels, rows, first, end));
         first = end;
     }
     p.finish()
@@ -201,14 +205,7 @@ fn parallel_pass(
     while first < levels.len() {
         let end = (first + chunk).min(levels.len());
         // Refill what `feed` hands back, as a reader does (its old contents must not leak).
-        let mut c = p.feed(Chunk {
-            first_id: first as u64,
-            levels: levels[first..end].to_vec(),
-            moves: Vec::new(),
-            cols: (0..3)
-                .map(|k| rows[first..end].iter().map(|r| r[k]).collect())
-                .collect(),
-        });
+        let mut c = p.feed(chunk_of(levels, rows, first, end));
         c.levels.clear();
         first = end;
     }
