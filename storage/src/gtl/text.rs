@@ -470,10 +470,10 @@ mod tests {
         out
     }
 
-    /// Every node (or the first error) the careful line-by-line reader sees.
     /// A node as read: level, move, values.
     type Read = (u32, Vec<u8>, Vec<i64>);
 
+    /// Every node (or the first error) the careful line-by-line reader sees.
     fn careful(text: &str) -> Result<Vec<Read>, String> {
         let mut r = TextLogReader::new(text.as_bytes()).map_err(|e| e.to_string())?;
         let mut out = Vec::new();

@@ -205,12 +205,28 @@ struct MoveIndex {
 /// and `a\0` differ).
 fn short_key(m: &[u8]) -> Option<u64> {
     let mut key = [0u8; 8];
-    key.get_mut(..m.len())?.copy_from_slice(m);
-    if m.len() == 8 {
-        return None;
-    }
+    key.get_mut(..7)?.get_mut(..m.len())?.copy_from_slice(m);
     key[7] = m.len() as u8;
     Some(u64::from_le_bytes(key))
+}
+
+impl MoveIndex {
+    /// The id of `m`: its old one, or `next` if it is new to the chunk.
+    fn intern(&mut self, m: &[u8], next: u32) -> u32 {
+        match short_key(m) {
+            Some(k) => *self.short.entry(k).or_insert(next),
+            // Looked up before inserting, so only a new move is copied.
+            None => match self.long.get(m) {
+                Some(&id) => id,
+                None => *self.long.entry(m.to_vec()).or_insert(next),
+            },
+        }
+    }
+
+    fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
 }
 
 /// Interns the moves, packs, compresses and appends one chunk; returns the bytes written.
@@ -228,8 +244,7 @@ fn write_chunk(
     pack_column(&mut raw, c.levels.iter().copied());
     streams.push(raw);
     // Moves: the chunk's distinct moves, then an index per node.
-    index.short.clear();
-    index.long.clear();
+    index.clear();
     let mut table: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(n);
     let mut start = 0usize;
@@ -237,10 +252,7 @@ fn write_chunk(
         let m = &c.move_bytes[start..end as usize];
         start = end as usize;
         let next = table.len() as u32;
-        let id = match short_key(m) {
-            Some(k) => *index.short.entry(k).or_insert(next),
-            None => *index.long.entry(m.to_vec()).or_insert(next),
-        };
+        let id = index.intern(m, next);
         if id == next {
             table.push(m);
         }
