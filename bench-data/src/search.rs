@@ -30,6 +30,9 @@ pub const RESEARCH: i64 = 8;
 const MATE: i32 = 30_000;
 const INF: i32 = 32_000;
 
+/// The searcher's name for itself in the logs' header (`gtlog::Logger::new`).
+pub const ENGINE: &str = "cqldb-gtsearch-1";
+
 /// The aliases and fields of the logs, as `gtlog::Logger::new` takes them.
 pub const ALIASES: [(&str, i64); 7] = [
     ("PVNode", PV),
@@ -465,7 +468,7 @@ mod tests {
         // White to move mates with Qh7# (king on h8 boxed in by its pawn... simple back rank).
         let (pos, _) = epd_position("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; id \"m1\";").unwrap();
         let mut out = Vec::new();
-        let log = Logger::new(&mut out, &ALIASES, &FIELDS).unwrap();
+        let log = Logger::new(&mut out, ENGINE, &ALIASES, &FIELDS).unwrap();
         let mut s = Searcher::new(log, 12);
         let r = s.search(&pos, 2).unwrap();
         assert!(r.value >= MATE - 10, "value {}", r.value);

@@ -24,13 +24,79 @@ nodes\n";
 
 /// Writes a tree of about `nodes` nodes; returns the exact number written.
 pub fn write_log(out: &mut impl Write, nodes: u64, seed: u64) -> io::Result<u64> {
-    let mut rng = StdRng::seed_from_u64(seed);
     out.write_all(HEADER.as_bytes())?;
+    let mut line = String::with_capacity(64);
+    generate(nodes, seed, |level, mv, v| {
+        line.clear();
+        use std::fmt::Write as _;
+        let _ = match mv {
+            None => write!(line, "{level} -"),
+            Some(m) => write!(line, "{level} m{m}"),
+        };
+        for x in v {
+            let _ = write!(line, " {x}");
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())
+    })
+}
+
+/// The fields of [`write_gtf`]'s records (the attributes of [`HEADER`], 4 bytes each).
+pub const GTF_FIELDS: [(&str, usize); 8] = [
+    ("type", 4),
+    ("flags", 4),
+    ("depth", 4),
+    ("ply", 4),
+    ("alpha", 4),
+    ("beta", 4),
+    ("value", 4),
+    ("best_move", 4),
+];
+
+/// The same tree as [`write_log`] with the same seed, as a GT-log `.gtf` file written through
+/// `gtlog` (post-order; move `m{k}` logged as the integer k + 1). Returns the node count.
+pub fn write_gtf(out: impl Write, nodes: u64, seed: u64) -> io::Result<u64> {
+    let aliases = [
+        ("PVNode", 0),
+        ("CUTNode", 1),
+        ("ALLNode", 2),
+        ("QRootNode", 1),
+        ("QNode", 2),
+        ("NullMove", 4),
+        ("Research", 8),
+    ];
+    let mut log = gtlog::Logger::new(out, "synthetic-1", &aliases, &GTF_FIELDS)?;
+    // The open nodes' moves and values: a node is written when its subtree ends.
+    let mut open: Vec<(u32, [i64; 8])> = Vec::new();
+    let n = generate(nodes, seed, |level, mv, v| {
+        while open.len() > level as usize {
+            if let Some((m, vals)) = open.pop() {
+                log.exit(m, &vals)?;
+            }
+        }
+        log.enter();
+        open.push((mv.map_or(0, |m| m + 1), v));
+        Ok(())
+    })?;
+    while let Some((m, vals)) = open.pop() {
+        log.exit(m, &vals)?;
+    }
+    log.finish()?;
+    Ok(n)
+}
+
+/// Generates the tree in pre-order: each node's level, move number (none at the root) and
+/// values in [`HEADER`]'s order. Returns the node count.
+fn generate(
+    nodes: u64,
+    seed: u64,
+    mut emit: impl FnMut(u32, Option<u32>, [i64; 8]) -> io::Result<()>,
+) -> io::Result<u64> {
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut written = 0u64;
     // Iterative deepening: one tree per iteration would be separate files; here the root's
     // children are the iterations' root moves, searched to growing depths until the budget ends.
     let mut stack: Vec<(u32, u8, i32, bool, bool)> = vec![(0, 0, 0, false, false)];
-    let mut line = String::with_capacity(64);
     let mut depth_limit = 3i32;
     while written < nodes {
         let Some((level, ty, depth, q, qroot)) = stack.pop() else {
@@ -59,19 +125,20 @@ pub fn write_log(out: &mut impl Write, nodes: u64, seed: u64) -> io::Result<u64>
             alpha + 1
         };
         let value: i32 = rng.random_range(-400..400);
-        line.clear();
-        use std::fmt::Write as _;
-        let mv = if level == 0 {
-            "-".to_owned()
-        } else {
-            format!("m{}", rng.random_range(0..40))
-        };
-        let _ = writeln!(
-            line,
-            "{level} {mv} {ty} {flags} {depth} {level} {alpha} {beta} {value} {}",
-            rng.random_range(0..40)
-        );
-        out.write_all(line.as_bytes())?;
+        let mv = (level > 0).then(|| rng.random_range(0..40u32));
+        let best = rng.random_range(0..40);
+        let values = [
+            i32::from(ty),
+            flags,
+            depth,
+            level as i32,
+            alpha,
+            beta,
+            value,
+            best,
+        ]
+        .map(i64::from);
+        emit(level, mv, values)?;
         written += 1;
         // Children, pushed last-first so the first child comes out first.
         let kids: Vec<(u32, u8, i32, bool, bool)> = if q {

@@ -123,9 +123,10 @@ enum Command {
         /// Result format.
         #[arg(long, value_enum, default_value_t = commands::gtql::Format::Table)]
         format: commands::gtql::Format,
-        /// Nodes listed per query (all are counted).
-        #[arg(long, default_value_t = 50)]
-        limit: usize,
+        /// Nodes listed per query, a number or `all` (0: counts only; every node is counted).
+        /// Default: 50 in the table, all in csv and json.
+        #[arg(long, value_parser = commands::gtql::parse_limit)]
+        limit: Option<usize>,
         /// Threads evaluating queries (default: all cores); the tree is still read once.
         #[arg(long)]
         threads: Option<usize>,

@@ -372,6 +372,33 @@ fn gtql_import_query_stats_and_db() {
         s(&db),
     ]);
     assert!(out.contains("# 1 nodes"), "{out}");
+    // `last_move` compares with quoted moves, long algebraic or SAN; the root has none (0).
+    let pgn2 = dir.path().join("h.pgn");
+    std::fs::write(
+        &pgn2,
+        "[Event \"b\"]\n\n1. f3 e5 2. g4 (2. e4 Nf6) Qh4# 0-1\n",
+    )
+    .unwrap();
+    let db2 = dir.path().join("db2");
+    ok(&["index", "--quiet", "--db", s(&db2), s(&pgn2)]);
+    for (q, n) in [
+        ("node: last_move = \"Qh4\"", 1),
+        ("node: last_move = \"Qh4#\"", 1),
+        ("node: last_move = \"Qd8-h4\"", 1),
+        ("node: last_move = 'd8h4'", 1),
+        ("node: last_move = \"Qh5\"", 0),
+        ("node: last_move = \"e4\"", 1),
+        ("node: last_move = \"e2-e4\" or last_move = \"g2g4\"", 2),
+        ("node: last_move != \"e5\" and ply > 0", 5),
+        ("node: last_move = 0", 1),
+        ("child: count([]last_move = \"e4\") = 1", 1),
+    ] {
+        let out = ok(&["gtql", q, "--db", s(&db2)]);
+        assert!(out.contains(&format!("# {n} nodes")), "{q}: {out}");
+    }
+    let bad = cqldb(&["gtql", "node: last_move = \"Xz9\"", "--db", s(&db2)]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a move"));
 }
 
 /// GTQL over indexed games sees the trees the position table stores: the tree GTQL builds
@@ -446,7 +473,7 @@ fn gtql_over_games_agrees_with_the_position_table() {
 
 #[test]
 fn searcher_logs_import_and_answer_the_papers_questions() {
-    use cqldb_bench_data::search::{ALIASES, FIELDS, Searcher, epd_position};
+    use cqldb_bench_data::search::{ALIASES, ENGINE, FIELDS, Searcher, epd_position};
     let dir = tempfile::tempdir().unwrap();
     let epd = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/epd/lct2.epd"),
@@ -454,7 +481,8 @@ fn searcher_logs_import_and_answer_the_papers_questions() {
     .unwrap();
     let (pos, _) = epd_position(epd.lines().nth(14).unwrap()).unwrap();
     let gtf = dir.path().join("t.gtf");
-    let log = gtlog::Logger::new(std::fs::File::create(&gtf).unwrap(), &ALIASES, &FIELDS).unwrap();
+    let file = std::fs::File::create(&gtf).unwrap();
+    let log = gtlog::Logger::new(file, ENGINE, &ALIASES, &FIELDS).unwrap();
     let mut searcher = Searcher::new(log, 16);
     searcher.search(&pos, 4).unwrap();
     let (log, nodes) = searcher.into_log();
@@ -463,12 +491,10 @@ fn searcher_logs_import_and_answer_the_papers_questions() {
     ok(&["gtql", "import", s(&gtf), "--out", s(&gtl)]);
     let out = ok(&["gtql", "node: count(*)", s(&gtl)]);
     assert!(out.contains(&format!("# {nodes} nodes")), "{out}");
-    // The root (node 0) is a PV node at depth 4 and ply 0; every node is one of the three types.
-    let out = ok(&[
-        "gtql",
-        "node: node_id = 0 and type = PVNode and depth = 4 and ply = 0",
-        s(&gtl),
-    ]);
+    // The root (the last record, so its id is the node count) is a PV node at depth 4 and
+    // ply 0; every node is one of the three types.
+    let root = format!("node: node_id = {nodes} and type = PVNode and depth = 4 and ply = 0");
+    let out = ok(&["gtql", &root, s(&gtl)]);
     assert!(out.contains("# 1 nodes"), "{out}");
     let out = ok(&[
         "gtql",
@@ -484,6 +510,6 @@ fn searcher_logs_import_and_answer_the_papers_questions() {
     ]);
     assert!(out.contains("# 0 nodes"), "{out}");
     // Children are deeper than their parent.
-    let out = ok(&["gtql", "node: node_id > 0 and ply <= [^]ply", s(&gtl)]);
+    let out = ok(&["gtql", "node: ply <= [^]ply", s(&gtl)]);
     assert!(out.contains("# 0 nodes"), "{out}");
 }

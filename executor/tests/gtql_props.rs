@@ -10,7 +10,47 @@ fn names() -> GtqlNames {
     GtqlNames {
         attrs: vec!["a".into(), "b".into(), "c".into()],
         consts: vec![("Red".into(), 1), ("Blue".into(), 2)],
+        ..Default::default()
     }
+}
+
+/// Columns a pass sees: `a`, `b`, `c`, then `last_move`'s codes (`node_id` is one past).
+const COLS: usize = 4;
+
+thread_local! {
+    /// The ids the trees of the current test carry (empty: pre-order numbers).
+    static IDS: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Gives the trees of this thread's next checks ids: post-order record numbers from 1, as a
+/// GT-log file has them, or none.
+fn use_ids(levels: &[u32], on: bool) -> Vec<i64> {
+    let ids = if on {
+        post_order_ids(levels)
+    } else {
+        Vec::new()
+    };
+    IDS.with(|i| *i.borrow_mut() = ids.clone());
+    ids
+}
+
+/// 1-based post-order numbers of a pre-order tree (a node is numbered when its subtree ends).
+fn post_order_ids(levels: &[u32]) -> Vec<i64> {
+    let mut ids = vec![0; levels.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for (i, &l) in levels.iter().enumerate() {
+        while open.last().is_some_and(|&o| levels[o] >= l) {
+            next += 1;
+            ids[open.pop().unwrap_or_default()] = next;
+        }
+        open.push(i);
+    }
+    while let Some(o) = open.pop() {
+        next += 1;
+        ids[o] = next;
+    }
+    ids
 }
 
 /// Nodes `first..end` of a tree as a chunk.
@@ -19,10 +59,21 @@ fn chunk_of(levels: &[u32], rows: &[Vec<i64>], first: usize, end: usize) -> Chun
         first_id: first as u64,
         levels: levels[first..end].to_vec(),
         moves: Vec::new(),
-        cols: (0..3)
+        cols: (0..COLS)
             .map(|k| rows[first..end].iter().map(|r| r[k]).collect())
             .collect(),
+        ids: IDS.with(|i| {
+            i.borrow()
+                .get(first..end)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        }),
     }
+}
+
+/// The naive answers, with this thread's ids.
+fn naive(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -> Vec<Answer> {
+    IDS.with(|i| naive_answers(queries, levels, rows, &i.borrow()))
 }
 
 /// Runs the single pass, feeding the tree in chunks of `chunk` nodes.
@@ -38,7 +89,7 @@ fn pass_limited(
     chunk: usize,
     limit: usize,
 ) -> Vec<Answer> {
-    let mut p = Pass::new(queries.to_vec(), 3, false, limit);
+    let mut p = Pass::new(queries.to_vec(), COLS, false, limit);
     let mut first = 0;
     while first < levels.len() {
         let end = (first + chunk).min(levels.len());
@@ -52,7 +103,7 @@ fn tree_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<Vec<i64>>)> {
     (1usize..60).prop_flat_map(|n| {
         (
             prop::collection::vec(0u32..4, n),
-            prop::collection::vec(prop::collection::vec(-3i64..4, 3), n),
+            prop::collection::vec(prop::collection::vec(-3i64..4, COLS), n),
         )
             .prop_map(|(steps, rows)| {
                 // Turn random steps into a valid pre-order level sequence.
@@ -77,7 +128,7 @@ fn any_levels_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<Vec<i64>>)> {
     (1usize..40).prop_flat_map(|n| {
         (
             prop::collection::vec(0u32..6, n),
-            prop::collection::vec(prop::collection::vec(-3i64..4, 3), n),
+            prop::collection::vec(prop::collection::vec(-3i64..4, COLS), n),
         )
     })
 }
@@ -95,6 +146,8 @@ const CONDS: &[&str] = &[
     "[^]b & 1",
     "[^2]a = a or [^3]c > 0",
     "not [^2]b < 1",
+    "last_move = 2",
+    "[^]last_move != last_move and node_id >= 2",
 ];
 const CHILD: &[&str] = &[
     "count([]a = a) >= 1",
@@ -112,6 +165,8 @@ const CHILD: &[&str] = &[
     "not min([]b) > 0",
     "max([]a & 1) = 1 or avg([]b) < [^]c",
     "count([]a = [<]a) = 0 and node_id < 40",
+    "count([]last_move > last_move) >= 1",
+    "max([]node_id) > node_id",
 ];
 const SUB: &[&str] = &[
     "count(*) > 3",
@@ -171,10 +226,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn single_pass_equals_naive((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..6), chunk in 1usize..20) {
+    fn single_pass_equals_naive((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..6), chunk in 1usize..20, with_ids in any::<bool>()) {
+        use_ids(&levels, with_ids);
         let queries: Vec<GtqlQuery> = texts.iter().map(|t| parse_gtql(t, &names()).expect(t)).collect();
         let fast = pass(&queries, &levels, &rows, chunk);
-        let slow = naive_answers(&queries, &levels, &rows);
+        let slow = naive(&queries, &levels, &rows);
         for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
             prop_assert_eq!(f, s, "query {}: {}", i, &texts[i]);
         }
@@ -200,7 +256,7 @@ fn parallel_pass(
     limit: usize,
     threads: usize,
 ) -> Vec<Answer> {
-    let mut p = ParallelPass::new(queries.to_vec(), 3, false, limit, threads);
+    let mut p = ParallelPass::new(queries.to_vec(), COLS, false, limit, threads);
     let mut first = 0;
     while first < levels.len() {
         let end = (first + chunk).min(levels.len());
@@ -218,7 +274,8 @@ proptest! {
     /// Queries spread over worker threads (sharing groups kept together, answers put back in
     /// the queries' order) answer as one pass does.
     #[test]
-    fn parallel_pass_equals_single_pass((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..8), chunk in 1usize..20, threads in 1usize..5, limit in prop_oneof![Just(0usize), Just(3), Just(usize::MAX)]) {
+    fn parallel_pass_equals_single_pass((levels, rows) in tree_strategy(), texts in prop::collection::vec(query_strategy(), 1..8), chunk in 1usize..20, threads in 1usize..5, limit in prop_oneof![Just(0usize), Just(3), Just(usize::MAX)], with_ids in any::<bool>()) {
+        use_ids(&levels, with_ids);
         let queries: Vec<GtqlQuery> = texts.iter().map(|t| parse_gtql(t, &names()).expect(t)).collect();
         let one = pass_limited(&queries, &levels, &rows, chunk, limit);
         let spread = parallel_pass(&queries, &levels, &rows, chunk, limit, threads);
@@ -231,9 +288,10 @@ proptest! {
 
     #[test]
     fn single_pass_equals_naive_on_any_levels((levels, rows) in any_levels_strategy(), texts in prop::collection::vec(query_strategy(), 1..4), chunk in 1usize..12) {
+        use_ids(&levels, false);
         let queries: Vec<GtqlQuery> = texts.iter().map(|t| parse_gtql(t, &names()).expect(t)).collect();
         let fast = pass(&queries, &levels, &rows, chunk);
-        let slow = naive_answers(&queries, &levels, &rows);
+        let slow = naive(&queries, &levels, &rows);
         for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
             prop_assert_eq!(f, s, "query {}: {}", i, &texts[i]);
         }
@@ -245,22 +303,24 @@ proptest! {
 fn hand_tree() -> (Vec<u32>, Vec<Vec<i64>>) {
     // attributes: a = colour, b = value, c = unused
     let levels = vec![0, 1, 2, 2, 3, 1];
+    // (the fourth column is `last_move`'s code)
     let rows = vec![
-        vec![2, 0, 0],  // 0 R
-        vec![1, 5, 0],  // 1 X
-        vec![1, 2, 0],  // 2 X1
-        vec![1, -4, 0], // 3 X2
-        vec![2, 0, 0],  // 4 X21
-        vec![2, -1, 0], // 5 Y
+        vec![2, 0, 0, 0],   // 0 R
+        vec![1, 5, 0, 1],   // 1 X
+        vec![1, 2, 0, 11],  // 2 X1
+        vec![1, -4, 0, 12], // 3 X2
+        vec![2, 0, 0, 21],  // 4 X21
+        vec![2, -1, 0, 2],  // 5 Y
     ];
     (levels, rows)
 }
 
 fn ids(q: &str) -> Vec<u64> {
     let (levels, rows) = hand_tree();
+    use_ids(&levels, false);
     let query = parse_gtql(q, &names()).expect(q);
     let a = &pass(std::slice::from_ref(&query), &levels, &rows, 2)[0];
-    assert_eq!(a, &naive_answers(&[query], &levels, &rows)[0], "{q}");
+    assert_eq!(a, &naive(&[query], &levels, &rows)[0], "{q}");
     a.hits.iter().map(|h| h.node_id).collect()
 }
 
@@ -301,6 +361,28 @@ fn scope_rules_by_hand() {
 }
 
 #[test]
+fn last_move_and_ids_by_hand() {
+    assert_eq!(ids("node: last_move = 12"), vec![3]);
+    assert_eq!(ids("node: last_move > 10 and last_move < 20"), vec![2, 3]);
+    assert_eq!(ids("child: count([]last_move = 21) = 1"), vec![3]);
+    // With a log's ids (post-order: X1 1, X21 2, X2 3, X 4, Y 5, R 6), answers carry them,
+    // listed by id, and `node_id` compares them.
+    let (levels, rows) = hand_tree();
+    assert_eq!(use_ids(&levels, true), vec![6, 4, 1, 3, 2, 5]);
+    let run = |q: &str| -> Vec<u64> {
+        let query = parse_gtql(q, &names()).expect(q);
+        let a = &pass(std::slice::from_ref(&query), &levels, &rows, 2)[0];
+        assert_eq!(a, &naive(&[query], &levels, &rows)[0], "{q}");
+        a.hits.iter().map(|h| h.node_id).collect()
+    };
+    assert_eq!(run("subtree: count(*) = 0"), vec![1, 2, 5]);
+    assert_eq!(run("node: node_id >= 5"), vec![5, 6]);
+    assert_eq!(run("node: [^]node_id = 4"), vec![1, 3]);
+    assert_eq!(run("sibling: count([]node_id < node_id) = 1"), vec![3, 5]);
+    use_ids(&levels, false);
+}
+
+#[test]
 fn standalone_count_counts_the_whole_tree() {
     let (levels, rows) = hand_tree();
     let q = parse_gtql("node: count(a = Red)", &names()).unwrap();
@@ -317,15 +399,16 @@ fn paths_of_hits_span_chunks() {
     let (levels, rows) = hand_tree();
     let moves: Vec<String> = ["", "x", "x1", "x2", "x21", "y"].map(String::from).to_vec();
     let q = parse_gtql("subtree: count(*) <= 1", &names()).unwrap();
-    let mut p = Pass::new(vec![q], 3, true, 10);
+    let mut p = Pass::new(vec![q], COLS, true, 10);
     for first in [0, 2, 4] {
         p.feed(&Chunk {
             first_id: first as u64,
             levels: levels[first..first + 2].to_vec(),
             moves: moves[first..first + 2].to_vec(),
-            cols: (0..3)
+            cols: (0..COLS)
                 .map(|k| rows[first..first + 2].iter().map(|r| r[k]).collect())
                 .collect(),
+            ids: Vec::new(),
         });
     }
     let a = &p.finish()[0];
@@ -341,5 +424,5 @@ fn paths_of_hits_span_chunks() {
             (5, path(&["y"])),
         ]
     );
-    assert_eq!(a.hits[2].values, vec![2, 0, 0]);
+    assert_eq!(a.hits[2].values, vec![2, 0, 0, 21]);
 }

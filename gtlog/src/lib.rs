@@ -3,19 +3,23 @@
 //! Its own top-level crate (not part of the indexer) because a chess engine links it: it has
 //! no dependencies, knows nothing of cqldb, and costs one branch per call when logging is off.
 //!
-//! The format is the GT-log `.gtf` of Ísleifsdóttir & Björnsson: a text header (versions,
-//! record size, aliases, fields), then one binary record per node written when the node's search
-//! returns (post-order): node id, id of its last child, id of its previous sibling, move, and
-//! the engine's fields. The engine only keeps a stack as deep as its search.
+//! The format is the GT-log `.gtf` of Ísleifsdóttir & Björnsson: a text header (the engine's
+//! name for itself, a data version, record size, aliases, fields), then one binary record per
+//! node written when the node's search returns (post-order): node id, id of its last child, id
+//! of its previous sibling, move, and the engine's fields. Node ids are the 1-based record
+//! numbers, so the root, written last, has the largest; `cqldb gtql` reports nodes by these
+//! ids. The engine only keeps a stack as deep as its search.
 //!
 //! ```
 //! let mut out = Vec::new();
-//! let mut log = gtlog::Logger::new(&mut out, &[("PVNode", 0)], &[("value", 4)]).unwrap();
+//! let mut log =
+//!     gtlog::Logger::new(&mut out, "mychess-1.0", &[("PVNode", 0)], &[("value", 4)]).unwrap();
 //! log.enter();            // root
 //! log.enter();            // its first child
-//! log.exit(12, &[7]).unwrap();
-//! log.exit(0, &[7]).unwrap();
+//! assert_eq!(log.exit(12, &[7]).unwrap(), 1);
+//! assert_eq!(log.exit(0, &[7]).unwrap(), 2);
 //! assert_eq!(log.nodes(), 2);
+//! assert!(out.starts_with(b"mychess-1.0 1 4 1 1\n"));
 //! ```
 
 use std::io::{self, Write};
@@ -33,16 +37,36 @@ pub struct Logger<W: Write> {
 }
 
 impl<W: Write> Logger<W> {
-    /// Starts a log with named integer constants (`aliases`) and fields of 1, 2, 4 or 8 bytes.
-    pub fn new(mut out: W, aliases: &[(&str, i64)], fields: &[(&str, usize)]) -> io::Result<Self> {
+    /// Starts a log for the engine `game_version` (its name for itself, such as `fruit-2.1`:
+    /// no spaces, at most 20 bytes), with named integer constants (`aliases`) and fields of 1,
+    /// 2, 4 or 8 bytes (names without spaces, at most 20 bytes).
+    pub fn new(
+        mut out: W,
+        game_version: &str,
+        aliases: &[(&str, i64)],
+        fields: &[(&str, usize)],
+    ) -> io::Result<Self> {
+        let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+        let names = std::iter::once(game_version)
+            .chain(aliases.iter().map(|a| a.0))
+            .chain(fields.iter().map(|f| f.0));
+        for name in names {
+            if name.is_empty() || name.len() > 20 || name.contains(char::is_whitespace) {
+                return Err(invalid(format!(
+                    "'{name}': names are 1 to 20 bytes without spaces"
+                )));
+            }
+        }
         let rec_size: usize = fields.iter().map(|f| f.1).sum();
         if fields.iter().any(|f| !matches!(f.1, 1 | 2 | 4 | 8)) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "field sizes are 1, 2, 4 or 8 bytes",
-            ));
+            return Err(invalid("field sizes are 1, 2, 4 or 8 bytes".into()));
         }
-        writeln!(out, "1 1 {rec_size} {} {}", aliases.len(), fields.len())?;
+        writeln!(
+            out,
+            "{game_version} 1 {rec_size} {} {}",
+            aliases.len(),
+            fields.len()
+        )?;
         for (n, v) in aliases {
             writeln!(out, "{n} {v}")?;
         }
@@ -90,11 +114,12 @@ impl<W: Write> Logger<W> {
         self.stack.push((0, prev));
     }
 
-    /// The node's search returns with the move that led to it and its field values.
+    /// The node's search returns with the move that led to it (0 for none) and its field
+    /// values; returns the node's id (0 when logging is off).
     #[inline]
-    pub fn exit(&mut self, mv: u32, values: &[i64]) -> io::Result<()> {
+    pub fn exit(&mut self, mv: u32, values: &[i64]) -> io::Result<u32> {
         let Some(out) = self.out.as_mut() else {
-            return Ok(());
+            return Ok(0);
         };
         let Some((last_child, prev)) = self.stack.pop() else {
             return Err(io::Error::new(
@@ -115,7 +140,8 @@ impl<W: Write> Logger<W> {
             self.buf.extend_from_slice(&v.to_le_bytes()[..size]);
         }
         self.buf.resize(16 + self.rec_size, 0);
-        out.write_all(&self.buf)
+        out.write_all(&self.buf)?;
+        Ok(id)
     }
 
     /// Nodes written so far.

@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for depth in 1..=max_depth {
             let path = out.join(format!("pos{n:02}-d{depth}.gtf"));
             let file = BufWriter::new(std::fs::File::create(&path)?);
-            let log = Logger::new(file, &ALIASES, &FIELDS)?;
+            let log = Logger::new(file, cqldb_bench_data::search::ENGINE, &ALIASES, &FIELDS)?;
             // A fresh table per iteration keeps each logged tree a plain function of its depth.
             let mut s = Searcher::new(log, 20);
             let t = Instant::now();

@@ -278,8 +278,8 @@ fn import_line_by_line(log: &std::path::Path, out: &std::path::Path) -> Result<u
 }
 
 fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode> {
-    use cqldb_executor::gtql::{ParallelPass, Pass, naive_answers};
-    use cqldb_planner::gtql::{GtqlNames, parse_gtql};
+    use cqldb_executor::gtql::{GtlSource, ParallelPass, Pass, naive_answers};
+    use cqldb_planner::gtql::parse_gtql;
     use cqldb_storage::gtl::{GtlReader, TextLogReader};
     let dir = keep.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("cqldb-bench-gtql-{}", std::process::id()))
@@ -330,22 +330,47 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
         careful_secs / import_secs
     );
 
-    let schema = GtlReader::open(&gtl)?.schema().clone();
-    let names = GtqlNames {
-        attrs: schema.attrs.iter().map(|a| a.name.clone()).collect(),
-        consts: schema.constants(),
+    // The same tree as a GT-log `.gtf` file, as an engine linking `gtlog` writes it.
+    let gtf = dir.join("tree.gtf");
+    let gtf_n = {
+        let w = std::io::BufWriter::new(std::fs::File::create(&gtf)?);
+        cqldb_bench_data::search_tree::write_gtf(w, nodes, 7)?
     };
+    let mut gtf_runs = Vec::new();
+    let gtf_out = dir.join("from-gtf.gtl");
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(&gtf_out);
+        let t = Instant::now();
+        let got = super::gtql::import(&gtf, &gtf_out)?;
+        gtf_runs.push(t.elapsed().as_secs_f64());
+        if got != gtf_n {
+            anyhow::bail!("the .gtf import read {got} of {gtf_n} nodes");
+        }
+    }
+    gtf_runs.sort_by(f64::total_cmp);
+    println!(
+        "import from .gtf ({:.0} MB): {:.2} s = {:.1} M nodes/s (median of 3), .gtl {:.2} bytes/node with ids",
+        std::fs::metadata(&gtf)?.len() as f64 / 1e6,
+        gtf_runs[1],
+        gtf_n as f64 / gtf_runs[1] / 1e6,
+        std::fs::metadata(&gtf_out)?.len() as f64 / gtf_n as f64
+    );
+    std::fs::remove_file(&gtf)?;
+    std::fs::remove_file(&gtf_out)?;
+
+    let schema = GtlReader::open(&gtl)?.schema().clone();
+    let names = cqldb_executor::gtql::tree_names(&schema);
     let queries: Vec<_> = GTQL_QUERIES
         .iter()
         .map(|q| parse_gtql(q, &names).map_err(|e| anyhow::anyhow!("{q}: {}", e.message)))
         .collect::<Result<_>>()?;
     let run = |qs: Vec<cqldb_planner::gtql::GtqlQuery>| -> Result<(f64, Vec<u64>)> {
         let t = Instant::now();
-        let mut r = GtlReader::open(&gtl)?;
-        let want = Pass::wanted(&qs, schema.attrs.len());
-        let mut pass = Pass::new(qs, schema.attrs.len(), false, 0);
+        let mut source = GtlSource::open(&gtl)?;
+        source.prepare(&qs, false);
+        let mut pass = Pass::new(qs, names.columns(), false, 0);
         let mut c = cqldb_storage::gtl::Chunk::default();
-        while r.next_chunk_into(&mut c, false, &want)? {
+        while source.next_chunk(&mut c)? {
             pass.feed(&c);
         }
         let answers = pass.finish();
@@ -379,11 +404,11 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     // The same batch as `cqldb gtql -f` runs it: decoded once, queries spread over the cores.
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let t = Instant::now();
-    let mut r = GtlReader::open(&gtl)?;
-    let want = Pass::wanted(&queries, schema.attrs.len());
-    let mut pass = ParallelPass::new(queries.clone(), schema.attrs.len(), false, 0, threads);
+    let mut source = GtlSource::open(&gtl)?;
+    source.prepare(&queries, false);
+    let mut pass = ParallelPass::new(queries.clone(), names.columns(), false, 0, threads);
     let mut c = cqldb_storage::gtl::Chunk::default();
-    while r.next_chunk_into(&mut c, false, &want)? {
+    while source.next_chunk(&mut c)? {
         c = pass.feed(c);
     }
     let counts: Vec<u64> = pass.finish().iter().map(|a| a.count).collect();
@@ -432,22 +457,26 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     }
     let mut r = TextLogReader::new(std::io::BufReader::new(std::fs::File::open(&small)?))?;
     let (mut levels, mut rows) = (Vec::new(), Vec::new());
-    while let Some(node) = r.next_node()? {
+    while let Some(mut node) = r.next_node()? {
         levels.push(node.level);
+        node.values.push(cqldb_planner::gtql::text_move_code(
+            node.last_move.as_bytes(),
+        ));
         rows.push(node.values);
     }
     let t = Instant::now();
-    let slow = naive_answers(&queries, &levels, &rows);
+    let slow = naive_answers(&queries, &levels, &rows, &[]);
     let naive_secs = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let mut pass = Pass::new(queries.clone(), schema.attrs.len(), false, usize::MAX);
+    let mut pass = Pass::new(queries.clone(), names.columns(), false, usize::MAX);
     pass.feed(&cqldb_storage::gtl::Chunk {
         first_id: 0,
         levels: levels.clone(),
         moves: Vec::new(),
-        cols: (0..schema.attrs.len())
+        cols: (0..names.columns())
             .map(|k| rows.iter().map(|r| r[k]).collect())
             .collect(),
+        ids: Vec::new(),
     });
     let fast = pass.finish();
     let fast_secs = t.elapsed().as_secs_f64();

@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use cqldb_executor::gtql::{Answer, ParallelPass, Pass};
+use cqldb_executor::gtql::{Answer, GtlSource, ParallelPass, feed_games, game_names};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
+use cqldb_storage::Database;
 use cqldb_storage::gtl::{
-    AttrKind, CHUNK_NODES, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
+    AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
 };
-use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
 
 /// Output formats.
 #[derive(Copy, Clone, Debug, clap::ValueEnum)]
@@ -32,7 +32,8 @@ pub struct Args {
     pub db: Option<PathBuf>,
     pub out: Option<PathBuf>,
     pub format: Format,
-    pub limit: usize,
+    /// Nodes listed per query (`None`: 50 in a table, all in csv and json).
+    pub limit: Option<usize>,
     /// Threads evaluating queries.
     pub threads: usize,
 }
@@ -100,13 +101,6 @@ pub fn import(input: &Path, out: &Path) -> Result<u64> {
     Ok(w.finish()?)
 }
 
-fn names_of(schema: &TreeSchema) -> GtqlNames {
-    GtqlNames {
-        attrs: schema.attrs.iter().map(|a| a.name.clone()).collect(),
-        consts: schema.constants(),
-    }
-}
-
 fn read_queries(a: &Args, first_is_query: bool) -> Result<Vec<String>> {
     let mut texts = Vec::new();
     if first_is_query && let Some(q) = a.args.first() {
@@ -141,18 +135,35 @@ fn parse_all(texts: &[String], names: &GtqlNames) -> Result<Vec<GtqlQuery>> {
         .collect()
 }
 
+/// `--limit N|all`.
+pub fn parse_limit(s: &str) -> std::result::Result<usize, String> {
+    match s {
+        "all" => Ok(usize::MAX),
+        _ => s
+            .parse()
+            .map_err(|_| format!("'{s}' is not a number of nodes or 'all'")),
+    }
+}
+
 fn query(a: Args) -> Result<ExitCode> {
     let t = Instant::now();
+    // A table shows the first 50 nodes unless told otherwise; a script reading csv or json
+    // gets every node.
+    let limit = a.limit.unwrap_or(match a.format {
+        Format::Table => 50,
+        Format::Csv | Format::Json => usize::MAX,
+    });
+    let listing = limit > 0;
     let (texts, answers, attr_names, nodes): (Vec<String>, Vec<Answer>, Vec<String>, u64) =
         if let Some(db) = &a.db {
             let texts = read_queries(&a, true)?;
-            let (answers, nodes) = query_db(db, &texts, a.limit, a.threads)?;
-            (
-                texts,
-                answers,
-                PGN_ATTRS.iter().map(|(s, _)| (*s).to_owned()).collect(),
-                nodes,
-            )
+            let database = Database::open(db)?;
+            let names = game_names();
+            let queries = parse_all(&texts, &names)?;
+            let mut pass =
+                ParallelPass::new(queries.clone(), names.columns(), listing, limit, a.threads);
+            let nodes = feed_games(&database, &queries, &mut pass, listing)?;
+            (texts, pass.finish(), names.attrs, nodes)
         } else {
             // `cqldb gtql QUERY TREE` or `cqldb gtql -f FILE TREE`.
             let (first_is_query, tree) = match (a.args.len(), &a.file) {
@@ -163,33 +174,25 @@ fn query(a: Args) -> Result<ExitCode> {
                 ),
             };
             let texts = read_queries(&a, first_is_query)?;
-            let mut reader = GtlReader::open(Path::new(&tree))?;
-            let schema = reader.schema().clone();
-            let queries = parse_all(&texts, &names_of(&schema))?;
-            // Listed nodes show every attribute; a count-only run reads just what queries use.
-            let listing = a.limit > 0;
-            let want = if listing {
-                vec![true; schema.attrs.len()]
-            } else {
-                Pass::wanted(&queries, schema.attrs.len())
-            };
-            let attrs = schema.attrs.len();
-            let mut pass = ParallelPass::new(queries, attrs, listing, a.limit, a.threads);
+            let mut source = GtlSource::open(Path::new(&tree))?;
+            let names = source.names().clone();
+            let queries = parse_all(&texts, &names)?;
+            source.prepare(&queries, listing);
+            let mut pass = ParallelPass::new(queries, names.columns(), listing, limit, a.threads);
             let mut nodes = 0u64;
             let mut chunk = Chunk::default();
-            while reader.next_chunk_into(&mut chunk, listing, &want)? {
+            while source.next_chunk(&mut chunk)? {
                 nodes += chunk.levels.len() as u64;
                 chunk = pass.feed(chunk);
             }
-            (
-                texts,
-                pass.finish(),
-                schema.attrs.iter().map(|x| x.name.clone()).collect(),
-                nodes,
-            )
+            (texts, pass.finish(), names.attrs, nodes)
         };
     let secs = t.elapsed().as_secs_f64();
-    print_answers(&texts, &answers, &attr_names, a.format)?;
+    let cut = Listing {
+        limit,
+        user_set: a.limit.is_some(),
+    };
+    print_answers(&texts, &answers, &attr_names, a.format, cut)?;
     eprintln!(
         "{} queries over {nodes} nodes in one pass, {secs:.2} s ({:.1} M nodes/s)",
         texts.len(),
@@ -198,103 +201,11 @@ fn query(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A game-tree attribute's value at a position: `(row, game number, position id)`.
-type PgnAttr = fn(&PositionRecord, i64, usize) -> i64;
-
-/// Attributes of PGN game-tree nodes for `--db` (0/1 for the flags).
-const PGN_ATTRS: [(&str, PgnAttr); 17] = [
-    ("game", |_, game, _| game),
-    ("ply", |r, _, _| i64::from(r.ply)),
-    ("depth", |r, _, _| i64::from(r.depth)),
-    ("child_index", |r, _, _| i64::from(r.child_index)),
-    ("children", |r, _, _| i64::from(r.children)),
-    ("movenumber", |r, _, _| i64::from(r.move_number)),
-    ("wtm", |r, _, _| flag(r, PositionFlags::WHITE_TO_MOVE)),
-    ("initial", |r, _, _| flag(r, PositionFlags::INITIAL)),
-    ("terminal", |r, _, _| flag(r, PositionFlags::TERMINAL)),
-    ("mainline", |r, _, _| flag(r, PositionFlags::MAINLINE)),
-    ("variation", |r, _, _| flag(r, PositionFlags::VARIATION)),
-    ("virtualmainline", |r, _, _| {
-        flag(r, PositionFlags::VIRTUAL_MAINLINE)
-    }),
-    ("check", |r, _, _| flag(r, PositionFlags::CHECK)),
-    ("mate", |r, _, _| flag(r, PositionFlags::MATE)),
-    ("stalemate", |r, _, _| flag(r, PositionFlags::STALEMATE)),
-    ("positionid", |_, _, id| id as i64),
-    ("parent", |r, _, _| match r.parent {
-        NO_PARENT => -1,
-        q => i64::from(q),
-    }),
-];
-
-fn flag(r: &PositionRecord, f: PositionFlags) -> i64 {
-    i64::from(r.flags.contains(f))
-}
-
-/// A game move as GTQL paths show it: long algebraic (`Ng1-f3`, `Pe5xd6ep`), castling as
-/// `O-O` or `O-O-O` (stored as king takes rook, which reads oddly in a path).
-fn move_text(mv: MoveCode) -> String {
-    match (mv.kind(), mv.from(), mv.to()) {
-        (Some(MoveKind::Castle), Some(king), Some(rook)) if rook.file() > king.file() => {
-            "O-O".to_owned()
-        }
-        (Some(MoveKind::Castle), Some(_), Some(_)) => "O-O-O".to_owned(),
-        _ => mv.to_string(),
-    }
-}
-
-/// Answers `texts` over every game of a database: the games form one forest (each game's
-/// root at level 0), fed to one pass in chunks of many games, so `node_id` numbers the
-/// database's positions in pre-order, game after game.
-fn query_db(
-    db: &Path,
-    texts: &[String],
+/// How many nodes were listed per query, and whether the user chose that.
+#[derive(Copy, Clone)]
+struct Listing {
     limit: usize,
-    threads: usize,
-) -> Result<(Vec<Answer>, u64)> {
-    let database = Database::open(db)?;
-    let names = GtqlNames {
-        attrs: PGN_ATTRS.iter().map(|(s, _)| (*s).to_owned()).collect(),
-        consts: vec![("white".into(), 1), ("black".into(), 0)],
-    };
-    let queries = parse_all(texts, &names)?;
-    let listing = limit > 0;
-    let want = if listing {
-        vec![true; PGN_ATTRS.len()]
-    } else {
-        Pass::wanted(&queries, PGN_ATTRS.len())
-    };
-    let mut pass = ParallelPass::new(queries, PGN_ATTRS.len(), listing, limit, threads);
-    let mut chunk = Chunk::default();
-    chunk.cols.resize(PGN_ATTRS.len(), Vec::new());
-    let mut nodes = 0u64;
-    let mut number = 0i64;
-    for (_, seg) in database.segments() {
-        seg.for_each_game(false, |_, rows| {
-            number += 1;
-            let p = rows.positions;
-            nodes += p.len() as u64;
-            chunk.levels.extend(p.iter().map(|r| r.ply));
-            if listing {
-                chunk.moves.extend(p.iter().map(|r| move_text(r.mv)));
-            }
-            for ((col, (_, value)), &wanted) in chunk.cols.iter_mut().zip(&PGN_ATTRS).zip(&want) {
-                if wanted {
-                    col.extend(p.iter().enumerate().map(|(i, r)| value(r, number, i)));
-                }
-            }
-            if chunk.levels.len() >= CHUNK_NODES {
-                chunk = pass.feed(std::mem::take(&mut chunk));
-                chunk.levels.clear();
-                chunk.moves.clear();
-                chunk.cols.resize(PGN_ATTRS.len(), Vec::new());
-                chunk.cols.iter_mut().for_each(Vec::clear);
-            }
-            Ok(())
-        })?;
-    }
-    pass.feed(chunk);
-    Ok((pass.finish(), nodes))
+    user_set: bool,
 }
 
 fn print_answers(
@@ -302,9 +213,24 @@ fn print_answers(
     answers: &[Answer],
     attrs: &[String],
     format: Format,
+    listing: Listing,
 ) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if matches!(format, Format::Csv) {
+        writeln!(out, "query,node_id,path,{}", attrs.join(","))?;
+    }
     for (text, ans) in texts.iter().zip(answers) {
+        // Every hit holds the tree's attributes, then `last_move`'s code (not shown: the path
+        // ends with the move).
+        let values = |h: &cqldb_executor::gtql::Hit| -> Vec<String> {
+            h.values
+                .iter()
+                .take(attrs.len())
+                .map(i64::to_string)
+                .collect()
+        };
+        let listed = ans.hits.len() as u64;
+        let truncated = listing.limit > 0 && listed < ans.count;
         match format {
             Format::Table => {
                 writeln!(out, "# {text}")?;
@@ -319,28 +245,37 @@ fn print_answers(
                     )?;
                 }
                 for h in &ans.hits {
-                    let vals: Vec<String> = h.values.iter().map(i64::to_string).collect();
                     writeln!(
                         out,
                         "{:>10}  {:<40}  {}",
                         h.node_id,
                         h.path.join(" "),
-                        vals.join(" ")
+                        values(h).join(" ")
+                    )?;
+                }
+                if truncated {
+                    writeln!(
+                        out,
+                        "# listed the first {listed} of {} nodes (--limit N or --limit all for more)",
+                        ans.count
                     )?;
                 }
             }
             Format::Csv => {
-                writeln!(out, "query,node_id,path,{}", attrs.join(","))?;
                 for h in &ans.hits {
-                    let vals: Vec<String> = h.values.iter().map(i64::to_string).collect();
                     writeln!(
                         out,
-                        "\"{}\",{},{},{}",
-                        text.replace('"', "\"\""),
+                        "{},{},{},{}",
+                        csv_field(text),
                         h.node_id,
-                        h.path.join(" "),
-                        vals.join(",")
+                        csv_field(&h.path.join(" ")),
+                        values(h).join(",")
                     )?;
+                }
+                // A cut the user did not ask for is said; one they asked for keeps the file
+                // plain CSV.
+                if truncated && !listing.user_set {
+                    writeln!(out, "# listed the first {listed} of {} nodes", ans.count)?;
                 }
             }
             Format::Json => {
@@ -348,27 +283,24 @@ fn print_answers(
                     .hits
                     .iter()
                     .map(|h| {
+                        let path: Vec<String> = h.path.iter().map(|m| json_string(m)).collect();
                         let vals: Vec<String> = attrs
                             .iter()
-                            .zip(&h.values)
-                            .map(|(n, v)| format!("\"{n}\":{v}"))
+                            .zip(values(h))
+                            .map(|(n, v)| format!("{}:{v}", json_string(n)))
                             .collect();
-                        format!(
-                            "{{\"node_id\":{},\"path\":[{}],{}}}",
-                            h.node_id,
-                            h.path
-                                .iter()
-                                .map(|m| format!("\"{}\"", m.replace('"', "\\\"")))
-                                .collect::<Vec<_>>()
-                                .join(","),
-                            vals.join(",")
-                        )
+                        let mut fields = vec![
+                            format!("\"node_id\":{}", h.node_id),
+                            format!("\"path\":[{}]", path.join(",")),
+                        ];
+                        fields.extend(vals);
+                        format!("{{{}}}", fields.join(","))
                     })
                     .collect();
                 writeln!(
                     out,
-                    "{{\"query\":\"{}\",\"count\":{},\"nodes\":[{}]}}",
-                    text.replace('\\', "\\\\").replace('"', "\\\""),
+                    "{{\"query\":{},\"count\":{},\"listed\":{listed},\"truncated\":{truncated},\"nodes\":[{}]}}",
+                    json_string(text),
                     ans.count,
                     hits.join(",")
                 )?;
@@ -377,6 +309,19 @@ fn print_answers(
     }
     out.flush()?;
     Ok(())
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// A CSV field, quoted when it must be (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
 }
 
 /// Node count, depth profile and attribute histograms of a `.gtl` tree.

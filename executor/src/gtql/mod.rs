@@ -20,7 +20,8 @@
 //! partial aggregates). [`naive_answers`] recomputes every aggregate for every node from
 //! scratch; the property tests compare the two.
 //!
-//! Files: this one holds the pass; `window.rs` the tree around a slice; `query.rs` one query's
+//! Files: this one holds the pass; [`source`] reads `.gtl` trees for it and [`games`] indexed
+//! game trees (both with `last_move` as a column of codes); `window.rs` the tree around a slice; `query.rs` one query's
 //! share of it; `aggregate.rs` child and subtree aggregates; `column.rs` evaluates expressions a
 //! column at a time; `first_hits.rs` keeps the first answers; `parallel.rs` spreads a batch of
 //! queries over cores (one decoding, one pass per worker); `expr.rs` evaluates node by node
@@ -30,14 +31,18 @@ mod aggregate;
 mod column;
 mod expr;
 mod first_hits;
+pub mod games;
 mod naive;
 mod parallel;
 mod query;
 mod sibling;
+pub mod source;
 mod window;
 
+pub use games::{feed_games, game_names};
 pub use naive::naive_answers;
 pub use parallel::ParallelPass;
+pub use source::{GtlSource, tree_names};
 
 use cqldb_planner::gtql::{Agg, GExpr, GtqlQuery, Scope};
 use cqldb_storage::gtl::Chunk;
@@ -49,7 +54,8 @@ use window::Window;
 /// One answer node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
-    /// Pre-order number (root = 0).
+    /// The node's id: the one its log gave it where the tree has ids (a `.gtf` record number),
+    /// else its pre-order number (root = 0).
     pub node_id: u64,
     /// Moves from the root (empty unless moves were read).
     pub path: Vec<String>,
@@ -95,8 +101,10 @@ pub struct Pass {
 }
 
 impl Pass {
-    /// A pass over a tree whose nodes have `attrs` attributes; `moves` keeps the paths of
-    /// answers; at most `limit` hits are kept per query (all are counted).
+    /// A pass over a tree whose nodes have `attrs` attribute columns (see
+    /// [`cqldb_planner::gtql::GtqlNames::columns`]: the tree's attributes, then `last_move`'s
+    /// codes); `moves` keeps the paths of answers; at most `limit` hits are kept per query
+    /// (all are counted).
     pub fn new(queries: Vec<GtqlQuery>, attrs: usize, moves: bool, limit: usize) -> Self {
         Self {
             gathered: Self::gathered(&queries, attrs),
@@ -153,7 +161,8 @@ impl Pass {
         groups
     }
 
-    /// Which attribute columns the queries read (plus `node_id`, always available).
+    /// Which of the first `attrs` columns the queries read (pass one more than the attribute
+    /// columns to learn whether they read `node_id`).
     pub fn wanted(queries: &[GtqlQuery], attrs: usize) -> Vec<bool> {
         let mut want = vec![false; attrs];
         let mut mark = |e: &GExpr| {
@@ -185,7 +194,8 @@ impl Pass {
         want
     }
 
-    /// Feeds the next chunk (chunks must come in order).
+    /// Feeds the next chunk (chunks must come in order): `attrs` columns (empty where not
+    /// read), and the nodes' ids if the tree has them.
     pub fn feed(&mut self, chunk: &Chunk) {
         if chunk.levels.is_empty() {
             return;
@@ -206,6 +216,11 @@ impl Pass {
                     .iter()
                     .map(|c| c.get(start..end).unwrap_or_default()),
             );
+            // The ids, where the tree has them, are the column one past the attributes.
+            if let Some(ids) = chunk.ids.get(start..end) {
+                cols.resize(self.attrs, &[]);
+                cols.push(ids);
+            }
             let moves = chunk.moves.get(start..end).unwrap_or_default();
             self.step(&chunk.levels[start..end], &cols, moves, false);
         }
@@ -239,12 +254,16 @@ impl Pass {
     fn step(&mut self, levels: &[u32], cols: &[&[i64]], moves: &[String], end: bool) {
         let n = levels.len();
         self.window.build(&self.carry_levels, levels, end);
-        let chunk: Vec<&[i64]> = (0..self.attrs)
+        let mut chunk: Vec<&[i64]> = (0..self.attrs)
             .map(|k| match cols.get(k) {
                 Some(c) if self.present[k] && c.len() == n => *c,
                 _ => &[],
             })
             .collect();
+        // `node_id` from the tree's own ids; without them it is counted (see `View::value`).
+        if let Some(ids) = cols.get(self.attrs).filter(|c| c.len() == n && n > 0) {
+            chunk.push(ids);
+        }
         // Window columns for the attributes read through other nodes.
         for k in 0..=self.attrs {
             let col = &mut self.cols[k];

@@ -6,8 +6,15 @@ use super::expr::{ev, truth};
 use super::{Answer, Hit};
 
 /// The same answers computed the slow, obvious way on a tree held in memory (levels and
-/// attribute rows in pre-order): every aggregate of every node recounted from scratch.
-pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -> Vec<Answer> {
+/// attribute rows in pre-order, and the nodes' ids, or none for pre-order numbers): every
+/// aggregate of every node recounted from scratch.
+pub fn naive_answers(
+    queries: &[GtqlQuery],
+    levels: &[u32],
+    rows: &[Vec<i64>],
+    ids: &[i64],
+) -> Vec<Answer> {
+    let id = |i: usize| ids.get(i).copied().unwrap_or(i as i64);
     let n = levels.len();
     let mut parent = vec![None; n];
     let mut stack: Vec<usize> = Vec::new();
@@ -21,7 +28,7 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
     let vals: Vec<Vec<i64>> = (0..n)
         .map(|i| {
             let mut v = rows[i].clone();
-            v.push(i as i64);
+            v.push(id(i));
             v
         })
         .collect();
@@ -156,11 +163,13 @@ pub fn naive_answers(queries: &[GtqlQuery], levels: &[u32], rows: &[Vec<i64>]) -
                 }
                 ans.count += 1;
                 ans.hits.push(Hit {
-                    node_id: i as u64,
+                    node_id: id(i) as u64,
                     path: Vec::new(),
                     values: rows[i].clone(),
                 });
             }
+            // As the pass lists them: by node id.
+            ans.hits.sort_by_key(|h| h.node_id);
             ans
         })
         .collect()

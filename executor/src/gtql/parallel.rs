@@ -37,10 +37,11 @@ fn cost(q: &GtqlQuery) -> usize {
 /// use cqldb_executor::gtql::ParallelPass;
 /// use cqldb_planner::gtql::{GtqlNames, parse_gtql};
 /// use cqldb_storage::gtl::Chunk;
-/// let names = GtqlNames { attrs: vec!["v".into()], consts: vec![] };
+/// let names = GtqlNames { attrs: vec!["v".into()], ..Default::default() };
 /// let q = parse_gtql("node: v > 1; subtree: count(*) >= 1", &names).unwrap();
-/// let mut pass = ParallelPass::new(vec![q.clone(), q], 1, false, 10, 2);
-/// pass.feed(Chunk { first_id: 0, levels: vec![0, 1, 2], moves: vec![], cols: vec![vec![2, 3, 0]] });
+/// let mut pass = ParallelPass::new(vec![q.clone(), q], names.columns(), false, 10, 2);
+/// let cols = vec![vec![2, 3, 0], vec![]];
+/// pass.feed(Chunk { first_id: 0, levels: vec![0, 1, 2], moves: vec![], cols, ids: vec![] });
 /// let answers = pass.finish();
 /// assert_eq!((answers[0].count, answers[1].count), (2, 2));
 /// ```

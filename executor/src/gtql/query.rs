@@ -100,13 +100,12 @@ impl View<'_> {
     pub fn value(&self, k: usize, r: usize) -> i64 {
         match r.checked_sub(self.w.carried) {
             None => self.carry_cols[k].get(r).copied().unwrap_or(0),
-            Some(_) if k == self.attrs => (self.first_id + (r - self.w.carried) as u64) as i64,
-            Some(j) => self
-                .chunk
-                .get(k)
-                .and_then(|c| c.get(j))
-                .copied()
-                .unwrap_or(0),
+            Some(j) => match self.chunk.get(k) {
+                Some(c) => c.get(j).copied().unwrap_or(0),
+                // A tree without ids: `node_id` is the pre-order number.
+                None if k == self.attrs => (self.first_id + j as u64) as i64,
+                None => 0,
+            },
         }
     }
 

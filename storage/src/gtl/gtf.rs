@@ -7,7 +7,8 @@ use crate::error::{Result, StorageError};
 
 /// Converts a GT-log `.gtf` file (the paper's format: post-order records with last-child and
 /// previous-sibling links) into pre-order nodes, calling `f` for each. Fields become `int`
-/// attributes, aliases constants; the last move is written as its number.
+/// attributes, aliases constants; the last move is written as its number (`0` at a root
+/// without one); each node's values end with its id from the record (the schema has `ids`).
 pub fn import_gtf(
     path: &Path,
     mut f: impl FnMut(&TreeSchema, u32, &[u8], &[i64]) -> Result<()>,
@@ -31,17 +32,11 @@ pub fn import_gtf(
         Ok(l)
     };
     let first = line(&mut at)?;
-    let nums: Vec<usize> = first
-        .split_whitespace()
-        .map(|w| {
-            w.parse()
-                .map_err(|_| bad(format!("bad header line '{first}'")))
-        })
-        .collect::<Result<_>>()?;
-    let [_, _, rec_size, aliases, fields] = nums[..] else {
-        return Err(bad(format!("header line '{first}' needs 5 numbers")));
+    let (rec_size, aliases, fields) = parse_first_line(&first).map_err(bad)?;
+    let mut schema = TreeSchema {
+        ids: true,
+        ..TreeSchema::default()
     };
-    let mut schema = TreeSchema::default();
     for _ in 0..aliases {
         let l = line(&mut at)?;
         let mut w = l.split_whitespace();
@@ -69,6 +64,11 @@ pub fn import_gtf(
         if !matches!(size, 1 | 2 | 4 | 8) || off + size > rec_size {
             return Err(bad(format!("field '{name}' does not fit the record")));
         }
+        if matches!(name, "node_id" | "last_move") || schema.attrs.iter().any(|a| a.name == name) {
+            return Err(bad(format!(
+                "field '{name}' is declared twice or clashes with a built-in attribute"
+            )));
+        }
         schema.attrs.push(AttrDef {
             name: name.to_owned(),
             kind: AttrKind::Int,
@@ -91,11 +91,12 @@ pub fn import_gtf(
         let o = i * stride + 4 * k;
         u32::from_le_bytes([body[o], body[o + 1], body[o + 2], body[o + 3]])
     };
-    // Record i (0-based) has id i + 1; the root is the last record.
+    let index = RecordIndex::new(n, |i| u32_at(i, 0)).map_err(bad)?;
+    // The root is the last record (records are written when a node's search returns).
     let mut emitted = 0u64;
     let mut stack: Vec<(usize, u32)> = vec![(n - 1, 0)];
     let mut kids = Vec::new();
-    let mut values = vec![0i64; layout.len()];
+    let mut values = vec![0i64; layout.len() + 1];
     let mut mv = Vec::with_capacity(12);
     while let Some((i, level)) = stack.pop() {
         let rec = &body[i * stride + 16..(i + 1) * stride];
@@ -105,10 +106,9 @@ pub fn import_gtf(
             let shift = 64 - 8 * size as u32;
             *v = (i64::from_le_bytes(b) << shift) >> shift;
         }
+        values[layout.len()] = i64::from(u32_at(i, 0));
         mv.clear();
-        if level == 0 {
-            mv.push(b'-');
-        } else {
+        {
             use std::io::Write as _;
             let _ = write!(mv, "{}", u32_at(i, 3));
         }
@@ -122,10 +122,15 @@ pub fn import_gtf(
         kids.clear();
         let mut c = u32_at(i, 1);
         while c != 0 {
-            let ci = c as usize - 1;
-            if ci >= i || kids.len() > n {
-                return Err(bad(format!("node {} has a bad child link {c}", i + 1)));
-            }
+            let ci = index
+                .get(c)
+                .filter(|&ci| ci < i && kids.len() <= n)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "node {} has a bad child or sibling link {c}",
+                        u32_at(i, 0)
+                    ))
+                })?;
             kids.push(ci);
             c = u32_at(ci, 2);
         }
@@ -133,5 +138,69 @@ pub fn import_gtf(
             stack.push((k, level + 1));
         }
     }
+    if emitted != n as u64 {
+        return Err(bad(format!(
+            "{} of {n} records are not in the tree of the last record (node {}): one tree per file",
+            n as u64 - emitted,
+            u32_at(n - 1, 0)
+        )));
+    }
     Ok(emitted)
+}
+
+/// `gameVersion dataVersion recSize numAliases numFields`: the first is the engine's name for
+/// itself (`fruit-2.1`), the others integers. Returns the record size and the numbers of
+/// aliases and fields.
+fn parse_first_line(first: &str) -> std::result::Result<(usize, usize, usize), String> {
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let [_name, data, rec, aliases, fields] = words[..] else {
+        return Err(format!(
+            "header line '{first}' should be 'gameVersion dataVersion recSize numAliases numFields'"
+        ));
+    };
+    let num = |w: &str, what: &str| {
+        w.parse::<usize>()
+            .map_err(|_| format!("header line '{first}': {what} '{w}' is not a number"))
+    };
+    num(data, "dataVersion")?;
+    let rec = num(rec, "recSize")?;
+    let aliases = num(aliases, "numAliases")?;
+    let fields = num(fields, "numFields")?;
+    if rec > 1 << 20 || aliases > 1 << 20 || fields > 1 << 16 {
+        return Err(format!("header line '{first}': sizes out of range"));
+    }
+    Ok((rec, aliases, fields))
+}
+
+/// Record index (0-based) of each node id. The GT-log library numbers records from 1 in the
+/// order it writes them, so the id is almost always the record number plus one; other ids are
+/// looked up in a map.
+enum RecordIndex {
+    Sequential(usize),
+    Map(rustc_hash::FxHashMap<u32, usize>),
+}
+
+impl RecordIndex {
+    fn new(n: usize, id: impl Fn(usize) -> u32) -> std::result::Result<Self, String> {
+        if (0..n).all(|i| id(i) as usize == i + 1) {
+            return Ok(Self::Sequential(n));
+        }
+        let mut map = rustc_hash::FxHashMap::default();
+        for i in 0..n {
+            if id(i) == 0 {
+                return Err(format!("record {} has node id 0", i + 1));
+            }
+            if map.insert(id(i), i).is_some() {
+                return Err(format!("node id {} is used twice", id(i)));
+            }
+        }
+        Ok(Self::Map(map))
+    }
+
+    fn get(&self, id: u32) -> Option<usize> {
+        match self {
+            Self::Sequential(n) => (id as usize).checked_sub(1).filter(|i| i < n),
+            Self::Map(m) => m.get(&id).copied(),
+        }
+    }
 }

@@ -119,7 +119,8 @@ attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e
 
     #[test]
     fn gtf_post_order_becomes_pre_order() {
-        let mut f = b"1 1 2 1 1\nPVNode 0\nval 0 2\n".to_vec();
+        // Line 1 starts with the engine's name for itself, not a number.
+        let mut f = b"mychess-1.0 1 2 1 1\nPVNode 0\nval 0 2\n".to_vec();
         let rec = |f: &mut Vec<u8>, id: u32, last: u32, prev: u32, mv: u32, val: i16| {
             for x in [id, last, prev, mv] {
                 f.extend_from_slice(&x.to_le_bytes());
@@ -137,7 +138,12 @@ attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e
         let mut consts = Vec::new();
         let n = import_gtf(&path, |s, level, mv, values| {
             consts = s.constants();
-            got.push((level, String::from_utf8_lossy(mv).into_owned(), values[0]));
+            got.push((
+                level,
+                String::from_utf8_lossy(mv).into_owned(),
+                values[0],
+                values[1],
+            ));
             Ok(())
         })
         .unwrap();
@@ -146,12 +152,21 @@ attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e
         assert_eq!(
             got,
             vec![
-                (0, "-".to_owned(), 1),
-                (1, "10".to_owned(), -3),
-                (2, "11".to_owned(), 5),
-                (1, "20".to_owned(), 7)
+                (0, "0".to_owned(), 1, 4),
+                (1, "10".to_owned(), -3, 2),
+                (2, "11".to_owned(), 5, 1),
+                (1, "20".to_owned(), 7, 3)
             ]
         );
+        // A header without the engine's name, or with a name where a number belongs, is an
+        // error naming the line.
+        for head in ["1 2 1 1\n", "mychess 1 two 1 1\n"] {
+            std::fs::write(&path, head).unwrap();
+            let e = import_gtf(&path, |_, _, _, _| Ok(()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("header line"), "{e}");
+        }
         // A truncated body is an error, not a panic.
         std::fs::write(&path, &f[..f.len() - 3]).unwrap();
         assert!(import_gtf(&path, |_, _, _, _| Ok(())).is_err());

@@ -19,6 +19,9 @@ pub struct Chunk {
     pub moves: Vec<String>,
     /// Attribute columns in schema order (empty where not asked for).
     pub cols: Vec<Vec<i64>>,
+    /// Each node's id as its log gave it (empty when the tree has none, or not asked for):
+    /// `node_id` is then the pre-order number.
+    pub ids: Vec<i64>,
 }
 
 /// Streams the chunks of a `.gtl` file.
@@ -65,7 +68,9 @@ impl GtlReader {
         let text = String::from_utf8(text).map_err(|_| corrupt("header is not UTF-8"))?;
         let mut schema = TreeSchema::default();
         for (i, line) in text.lines().enumerate() {
-            if line.starts_with("const ") {
+            if line == "ids" {
+                schema.ids = true;
+            } else if line.starts_with("const ") {
                 schema.consts.push(TreeSchema::parse_const(line, i + 1)?);
             } else {
                 schema.attrs.push(TreeSchema::parse_attr(line, i + 1)?);
@@ -97,7 +102,8 @@ impl GtlReader {
         }
     }
 
-    /// The next chunk, with the moves if `moves` and the attribute columns marked in `want`.
+    /// The next chunk, with the moves if `moves` and the attribute columns marked in `want`
+    /// (one past the attributes: the node ids, where the tree has them).
     pub fn next_chunk(&mut self, moves: bool, want: &[bool]) -> Result<Option<Chunk>> {
         let mut chunk = Chunk::default();
         Ok(self
@@ -139,18 +145,20 @@ impl GtlReader {
         }
         let attrs = self.schema.attrs.len();
         chunk.cols.resize_with(attrs, Vec::new);
+        chunk.ids.clear();
         let mut tmp = std::mem::take(&mut self.tmp_col);
-        for stream in 0..attrs + 2 {
+        for stream in 0..self.schema.value_columns() + 2 {
             let wanted = match stream {
                 0 => true,
                 1 => moves,
                 k => want.get(k - 2).copied().unwrap_or(false),
             };
             if !self.read_stream(wanted)? {
-                if stream >= 2 {
-                    chunk.cols[stream - 2].clear();
-                } else {
-                    chunk.moves.clear();
+                match stream {
+                    0 => {}
+                    1 => chunk.moves.clear(),
+                    k if k - 2 < attrs => chunk.cols[k - 2].clear(),
+                    _ => chunk.ids.clear(),
                 }
                 continue;
             }
@@ -163,7 +171,8 @@ impl GtlReader {
                     r
                 }
                 1 => unpack_moves(&raw, n, &mut chunk.moves, &mut tmp),
-                k => unpack_into(&raw, &mut 0, n, true, &mut chunk.cols[k - 2]),
+                k if k - 2 < attrs => unpack_into(&raw, &mut 0, n, true, &mut chunk.cols[k - 2]),
+                _ => unpack_into(&raw, &mut 0, n, true, &mut chunk.ids),
             };
             self.raw_buf = raw;
             if r.is_none() {

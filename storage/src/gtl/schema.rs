@@ -29,6 +29,10 @@ pub struct TreeSchema {
     pub attrs: Vec<AttrDef>,
     /// Constants not tied to one attribute (`const NAME value`; the GT-log aliases).
     pub consts: Vec<(String, i64)>,
+    /// Whether every node carries the id its log gave it (a GT-log `.gtf` record number),
+    /// stored as one more column after the attributes. Without it, `node_id` is the pre-order
+    /// number (root = 0).
+    pub ids: bool,
 }
 
 impl TreeSchema {
@@ -46,9 +50,18 @@ impl TreeSchema {
         out
     }
 
-    /// The header lines of the text format (without `gtql-log` and `nodes`).
+    /// Value columns per node: the attributes, and the id when the log gave one.
+    pub fn value_columns(&self) -> usize {
+        self.attrs.len() + usize::from(self.ids)
+    }
+
+    /// The header lines of the text format (without `gtql-log` and `nodes`); a `.gtl` header
+    /// adds the line `ids` when nodes carry their log's ids.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        if self.ids {
+            s.push_str("ids\n");
+        }
         for (n, v) in &self.consts {
             s.push_str(&format!("const {n} {v}\n"));
         }

@@ -70,7 +70,7 @@ impl GtlWriter {
         let (to_worker, from_main) = std::sync::mpsc::sync_channel::<ChunkData>(2);
         let (back, recycled) = std::sync::mpsc::channel::<ChunkData>();
         let wtmp = tmp.clone();
-        let attrs = schema.attrs.len();
+        let attrs = schema.value_columns();
         let worker = std::thread::Builder::new()
             .name("gtl-writer".into())
             .spawn(move || -> Result<std::io::BufWriter<std::fs::File>> {
@@ -98,8 +98,8 @@ impl GtlWriter {
         Ok(Self {
             tmp,
             path: path.to_owned(),
-            attrs: schema.attrs.len(),
-            cur: ChunkData::with_capacity(schema.attrs.len()),
+            attrs: schema.value_columns(),
+            cur: ChunkData::with_capacity(schema.value_columns()),
             nodes: 0,
             prev_level: None,
             to_worker: Some(to_worker),
@@ -113,7 +113,8 @@ impl GtlWriter {
         self.push_parts(node.level, node.last_move.as_bytes(), &node.values)
     }
 
-    /// Adds the next node from its parts (no allocation for a move already in the chunk).
+    /// Adds the next node from its parts (no allocation for a move already in the chunk):
+    /// one value per attribute, then its id where the schema has ids.
     pub fn push_parts(&mut self, level: u32, last_move: &[u8], values: &[i64]) -> Result<()> {
         if values.len() != self.attrs {
             return Err(StorageError::Format(

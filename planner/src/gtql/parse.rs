@@ -1,236 +1,10 @@
-//! GTQL, the Game-Tree Query Language: parser and checks.
-//!
-//! A query has up to three parts in this order, separated by `;`: `node:`, `child:`,
-//! `subtree:`, and beyond the paper a fourth, `sibling:`, whose aggregates range over the node's
-//! siblings (`[]` the sibling, a bare attribute the node itself). Precedence, highest first: the prefixes `[]` (the child being counted), `[<]` (the
-//! child counted before it), `[^]` (the parent) and `[^k]` (the k-th ancestor; both beyond the
-//! paper); `&`; relational operators;
-//! `not`; `and`; `or`. Aggregates: `count(expr)` / `count(*)`, and beyond the paper `sum`, `min`,
-//! `max`, `avg`. Names are resolved against the tree's attributes and constants.
-//!
-//! ```
-//! use cqldb_planner::gtql::{GtqlNames, parse_gtql};
-//! let names = GtqlNames { attrs: vec!["type".into()], consts: vec![("PVNode".into(), 0)] };
-//! let q = parse_gtql("node: type = PVNode; child: count([]type = type) >= 5", &names).unwrap();
-//! assert_eq!(q.child_aggs.len(), 1);
-//! assert!(parse_gtql("node: []type = 1", &names).is_err());
-//! ```
+//! The GTQL parser: precedence climbing over the tokens, with the part rules checked as it
+//! goes and every recursion and operator chain bounded (see [`MAX_NESTING`]).
 
+use super::lex::{T, lex};
+use super::{Agg, AggDef, GExpr, GOp, GtqlNames, GtqlQuery, Scope};
 use crate::ast::Span;
 use crate::error::ParseError;
-
-/// The names a query may use: the tree's attributes (then `node_id`) and constants.
-#[derive(Clone, Debug, Default)]
-pub struct GtqlNames {
-    /// Attribute names in column order.
-    pub attrs: Vec<String>,
-    /// Named constants.
-    pub consts: Vec<(String, i64)>,
-}
-
-/// Whose value an attribute reference reads.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// The node the part is about; inside a subtree aggregate, the descendant being counted.
-    Bare,
-    /// `[]`: the child being counted.
-    Child,
-    /// `[<]`: the child counted just before.
-    Prev,
-    /// `[^]` (1) and `[^k]`: the parent, or the k-th ancestor, of the node the part is about.
-    Ancestor(u32),
-}
-
-/// Binary operators.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GOp {
-    /// `&`
-    BitAnd,
-    /// `<`
-    Lt,
-    /// `>`
-    Gt,
-    /// `<=`
-    Le,
-    /// `>=`
-    Ge,
-    /// `=`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `and`
-    And,
-    /// `or`
-    Or,
-}
-
-/// Aggregates.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Agg {
-    /// `count`
-    Count,
-    /// `sum`
-    Sum,
-    /// `min`
-    Min,
-    /// `max`
-    Max,
-    /// `avg` (integer division)
-    Avg,
-}
-
-/// A GTQL expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum GExpr {
-    /// Integer.
-    Num(i64),
-    /// Attribute `index` (the attribute count is `node_id`).
-    Attr(Scope, usize),
-    /// Binary operation.
-    Bin(GOp, Box<GExpr>, Box<GExpr>),
-    /// `not`
-    Not(Box<GExpr>),
-    /// Aggregate number `slot` of its part (see [`GtqlQuery::child_aggs`] / `subtree_aggs`).
-    Agg(usize),
-}
-
-impl GExpr {
-    /// Calls `f` with the scope and attribute of every attribute read in the expression (not
-    /// inside its aggregates, which are slots: their arguments are in the [`AggDef`]s).
-    ///
-    /// ```
-    /// use cqldb_planner::gtql::{GExpr, GOp, Scope};
-    /// let e = GExpr::Bin(GOp::Eq, Box::new(GExpr::Attr(Scope::Bare, 0)), Box::new(GExpr::Num(1)));
-    /// let mut seen = Vec::new();
-    /// e.for_each_attr(&mut |s, a| seen.push((s, a)));
-    /// assert_eq!(seen, vec![(Scope::Bare, 0)]);
-    /// ```
-    pub fn for_each_attr(&self, f: &mut impl FnMut(Scope, usize)) {
-        match self {
-            GExpr::Attr(scope, a) => f(*scope, *a),
-            GExpr::Bin(_, a, b) => {
-                a.for_each_attr(f);
-                b.for_each_attr(f);
-            }
-            GExpr::Not(a) => a.for_each_attr(f),
-            GExpr::Num(_) | GExpr::Agg(_) => {}
-        }
-    }
-
-    /// Whether some attribute read satisfies `pred` (on its scope).
-    pub fn reads(&self, pred: impl Fn(Scope) -> bool) -> bool {
-        let mut found = false;
-        self.for_each_attr(&mut |s, _| found |= pred(s));
-        found
-    }
-}
-
-/// An aggregate: what it computes and over which expression (`None` = `*`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct AggDef {
-    /// Which aggregate.
-    pub agg: Agg,
-    /// Its argument; `None` for `count(*)`.
-    pub arg: Option<GExpr>,
-}
-
-/// A checked query.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct GtqlQuery {
-    /// The node part (no aggregates).
-    pub node: Option<GExpr>,
-    /// The child part.
-    pub child: Option<GExpr>,
-    /// The subtree part.
-    pub subtree: Option<GExpr>,
-    /// Stand-alone `node: count(expr)`: the query answers a number.
-    pub standalone: Option<AggDef>,
-    /// Aggregates of the child part, by slot.
-    pub child_aggs: Vec<AggDef>,
-    /// Aggregates of the subtree part, by slot.
-    pub subtree_aggs: Vec<AggDef>,
-    /// The sibling part (beyond the paper): its aggregates range over the node's siblings.
-    pub sibling: Option<GExpr>,
-    /// Aggregates of the sibling part, by slot.
-    pub sibling_aggs: Vec<AggDef>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum T {
-    Int(i64),
-    /// `[^]` or `[^k]`.
-    Ancestor(u32),
-    Name(String),
-    Sym(&'static str),
-    End,
-}
-
-fn lex(src: &str) -> Result<Vec<(T, Span)>, ParseError> {
-    let b = src.as_bytes();
-    let mut i = 0;
-    let mut out = Vec::new();
-    const SYMS: [&str; 15] = [
-        "[]", "[<]", "<=", ">=", "!=", "<", ">", "=", "&", "(", ")", ";", ":", "*", ",",
-    ];
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        if c.is_ascii_digit() {
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            let n = src[start..i]
-                .parse::<i64>()
-                .map_err(|_| ParseError::new("number too large", start..i))?;
-            out.push((T::Int(n), start..i));
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            out.push((T::Name(src[start..i].to_owned()), start..i));
-        } else if c == b'-' {
-            out.push((T::Sym("-"), i..i + 1));
-            i += 1;
-        } else if src[i..].starts_with("[^") {
-            // `[^]` or `[^k]`: the parent or the k-th ancestor.
-            let digits = src[i + 2..].bytes().take_while(u8::is_ascii_digit).count();
-            let close = i + 2 + digits;
-            if b.get(close) != Some(&b']') {
-                return Err(ParseError::new(
-                    "expected '[^]' or '[^k]' with k a number",
-                    i..close.min(b.len()),
-                ));
-            }
-            let k = match digits {
-                0 => 1,
-                _ => src[i + 2..close]
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|&k| k >= 1)
-                    .ok_or_else(|| {
-                        ParseError::new("an ancestor is [^1] (the parent) or further", i..close + 1)
-                    })?,
-            };
-            i = close + 1;
-            out.push((T::Ancestor(k), start..i));
-        } else if let Some(s) = SYMS.iter().find(|s| src[i..].starts_with(**s)) {
-            i += s.len();
-            out.push((T::Sym(s), start..i));
-        } else {
-            let ch = src[i..].chars().next().unwrap_or('?');
-            return Err(ParseError::new(
-                format!("unexpected character '{ch}'"),
-                i..i + ch.len_utf8(),
-            ));
-        }
-    }
-    out.push((T::End, b.len()..b.len()));
-    Ok(out)
-}
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum PartKind {
@@ -247,6 +21,20 @@ struct P<'a> {
     part: PartKind,
     in_agg: bool,
     aggs: Vec<AggDef>,
+    /// Recursion depth (`not`, parentheses, aggregates).
+    depth: usize,
+}
+
+/// How deeply `not`s, parentheses and aggregates may nest, and how many comparisons may
+/// follow one another: the parser and the evaluators recurse, and a stack must not overflow
+/// on any query (CQL has the same limit).
+pub const MAX_NESTING: usize = 100;
+
+/// A comparison's operand.
+enum Operand {
+    Expr(GExpr),
+    /// A quoted move and its span.
+    Move(String, Span),
 }
 
 impl P<'_> {
@@ -273,33 +61,68 @@ impl P<'_> {
         matches!(self.peek(), T::Name(x) if x == w)
     }
 
-    fn or(&mut self) -> Result<GExpr, ParseError> {
-        let mut l = self.and()?;
-        while self.is_word("or") {
-            self.next();
-            let r = self.and()?;
-            l = GExpr::Bin(GOp::Or, Box::new(l), Box::new(r));
+    /// Runs a recursive step under the nesting limit, so that no query can overflow the stack.
+    fn nested<R>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<R, ParseError>,
+    ) -> Result<R, ParseError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(format!(
+                "the query is nested too deeply (more than {MAX_NESTING} levels)"
+            )));
         }
-        Ok(l)
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// `a OP b OP c ...` for an associative operator, built as a balanced tree: a chain of a
+    /// hundred thousand `or`s is then 17 levels deep, not a hundred thousand.
+    fn chain(
+        &mut self,
+        op: GOp,
+        is_op: impl Fn(&Self) -> bool,
+        operand: impl Fn(&mut Self) -> Result<GExpr, ParseError>,
+    ) -> Result<GExpr, ParseError> {
+        let mut items = vec![operand(self)?];
+        while is_op(self) {
+            self.next();
+            items.push(operand(self)?);
+        }
+        while items.len() > 1 {
+            let mut pairs = Vec::with_capacity(items.len().div_ceil(2));
+            let mut it = items.into_iter();
+            while let Some(a) = it.next() {
+                pairs.push(match it.next() {
+                    Some(b) => GExpr::Bin(op, Box::new(a), Box::new(b)),
+                    None => a,
+                });
+            }
+            items = pairs;
+        }
+        items
+            .pop()
+            .ok_or_else(|| self.err("expected an expression"))
+    }
+
+    fn or(&mut self) -> Result<GExpr, ParseError> {
+        self.chain(GOp::Or, |p| p.is_word("or"), Self::and)
     }
     fn and(&mut self) -> Result<GExpr, ParseError> {
-        let mut l = self.not()?;
-        while self.is_word("and") {
-            self.next();
-            let r = self.not()?;
-            l = GExpr::Bin(GOp::And, Box::new(l), Box::new(r));
-        }
-        Ok(l)
+        self.chain(GOp::And, |p| p.is_word("and"), Self::not)
     }
     fn not(&mut self) -> Result<GExpr, ParseError> {
         if self.is_word("not") {
             self.next();
-            return Ok(GExpr::Not(Box::new(self.not()?)));
+            let e = self.nested(Self::not)?;
+            return Ok(GExpr::Not(Box::new(e)));
         }
         self.rel()
     }
     fn rel(&mut self) -> Result<GExpr, ParseError> {
-        let mut l = self.band()?;
+        let mut l = self.operand()?;
+        let mut chained = 0;
         loop {
             let op = match self.peek() {
                 T::Sym("<") => GOp::Lt,
@@ -308,21 +131,77 @@ impl P<'_> {
                 T::Sym(">=") => GOp::Ge,
                 T::Sym("=") => GOp::Eq,
                 T::Sym("!=") => GOp::Ne,
-                _ => return Ok(l),
+                _ => break,
             };
+            chained += 1;
+            if chained > MAX_NESTING {
+                return Err(self.err(format!("more than {MAX_NESTING} comparisons in a row")));
+            }
             self.next();
-            let r = self.band()?;
-            l = GExpr::Bin(op, Box::new(l), Box::new(r));
+            let r = self.operand()?;
+            l = Operand::Expr(self.compare(op, l, r)?);
+        }
+        match l {
+            Operand::Expr(e) => Ok(e),
+            Operand::Move(_, span) => Err(ParseError::new(
+                "a quoted move must be compared with last_move (last_move = \"...\")",
+                span,
+            )),
         }
     }
-    fn band(&mut self) -> Result<GExpr, ParseError> {
-        let mut l = self.atom()?;
-        while self.is_sym("&") {
+    /// A comparison's operand: an expression, or a quoted move.
+    fn operand(&mut self) -> Result<Operand, ParseError> {
+        if let T::Str(m) = self.peek() {
+            let m = m.clone();
+            let span = self.span();
             self.next();
-            let r = self.atom()?;
-            l = GExpr::Bin(GOp::BitAnd, Box::new(l), Box::new(r));
+            return Ok(Operand::Move(m, span));
         }
-        Ok(l)
+        self.band().map(Operand::Expr)
+    }
+    fn compare(&self, op: GOp, l: Operand, r: Operand) -> Result<GExpr, ParseError> {
+        match (l, r) {
+            (Operand::Expr(a), Operand::Expr(b)) => Ok(GExpr::Bin(op, Box::new(a), Box::new(b))),
+            (Operand::Expr(a), Operand::Move(m, span))
+            | (Operand::Move(m, span), Operand::Expr(a)) => self.move_test(op, a, &m, span),
+            (Operand::Move(_, _), Operand::Move(_, span)) => Err(ParseError::new(
+                "two quoted moves cannot be compared: one side must be last_move",
+                span,
+            )),
+        }
+    }
+    /// `last_move = "..."` (or `!=`): the move's code masked to what the text says of it.
+    fn move_test(&self, op: GOp, a: GExpr, text: &str, span: Span) -> Result<GExpr, ParseError> {
+        let last_move = self.names.last_move();
+        if !matches!(a, GExpr::Attr(_, k) if k == last_move) {
+            return Err(ParseError::new(
+                "a quoted move can only be compared with last_move",
+                span,
+            ));
+        }
+        if !matches!(op, GOp::Eq | GOp::Ne) {
+            return Err(ParseError::new(
+                "a quoted move is compared with = or != only",
+                span,
+            ));
+        }
+        let (mask, value) = self.names.moves.pattern(text).ok_or_else(|| {
+            ParseError::new(
+                format!(
+                    "'{text}' is not a move of this tree ({})",
+                    self.names.moves.describe()
+                ),
+                span,
+            )
+        })?;
+        let lhs = match mask {
+            -1 => a,
+            m => GExpr::Bin(GOp::BitAnd, Box::new(a), Box::new(GExpr::Num(m))),
+        };
+        Ok(GExpr::Bin(op, Box::new(lhs), Box::new(GExpr::Num(value))))
+    }
+    fn band(&mut self) -> Result<GExpr, ParseError> {
+        self.chain(GOp::BitAnd, |p| p.is_sym("&"), Self::atom)
     }
     fn atom(&mut self) -> Result<GExpr, ParseError> {
         let (t, span) = self.next();
@@ -333,7 +212,7 @@ impl P<'_> {
                 (_, s) => Err(ParseError::new("expected a number after '-'", s)),
             },
             T::Sym("(") => {
-                let e = self.or()?;
+                let e = self.nested(Self::or)?;
                 if !self.is_sym(")") {
                     return Err(self.err("expected ')'"));
                 }
@@ -401,6 +280,10 @@ impl P<'_> {
                 self.attr(&n, span).map(|a| GExpr::Attr(Scope::Bare, a))
             }
             T::End => Err(ParseError::new("expected an expression", span)),
+            T::Str(_) => Err(ParseError::new(
+                "a quoted move must be compared with last_move (last_move = \"...\")",
+                span,
+            )),
             T::Sym(s) => Err(ParseError::new(
                 format!("expected an expression, found '{s}'"),
                 span,
@@ -409,13 +292,10 @@ impl P<'_> {
     }
     fn attr(&self, n: &str, span: Span) -> Result<usize, ParseError> {
         if n == "node_id" {
-            return Ok(self.names.attrs.len());
+            return Ok(self.names.columns());
         }
         if n == "last_move" {
-            return Err(ParseError::new(
-                "last_move is shown in results but cannot be compared",
-                span,
-            ));
+            return Ok(self.names.last_move());
         }
         self.names.attrs.iter().position(|a| a == n).ok_or_else(|| {
             ParseError::new(
@@ -452,7 +332,7 @@ impl P<'_> {
             None
         } else {
             self.in_agg = true;
-            let e = self.or();
+            let e = self.nested(Self::or);
             self.in_agg = false;
             Some(e?)
         };
@@ -491,6 +371,7 @@ pub fn parse_gtql(src: &str, names: &GtqlNames) -> Result<GtqlQuery, ParseError>
         part: PartKind::Node,
         in_agg: false,
         aggs: Vec::new(),
+        depth: 0,
     };
     let mut q = GtqlQuery::default();
     let mut last: Option<PartKind> = None;
@@ -604,6 +485,7 @@ mod tests {
         GtqlNames {
             attrs: vec!["type".into(), "flags".into(), "depth".into()],
             consts: vec![("PVNode".into(), 0), ("QNode".into(), 2)],
+            ..Default::default()
         }
     }
 
@@ -680,5 +562,89 @@ mod tests {
         assert!(q.standalone.is_some() && q.node.is_none());
         let q = parse_gtql("node: count(*)", &names()).unwrap();
         assert_eq!(q.standalone.unwrap().arg, None);
+    }
+
+    /// Depth of an expression tree, without recursion.
+    fn depth(e: &GExpr) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(e, 1)];
+        while let Some((e, d)) = stack.pop() {
+            max = max.max(d);
+            match e {
+                GExpr::Bin(_, a, b) => {
+                    stack.push((a, d + 1));
+                    stack.push((b, d + 1));
+                }
+                GExpr::Not(a) => stack.push((a, d + 1)),
+                GExpr::Num(_) | GExpr::Attr(..) | GExpr::Agg(_) => {}
+            }
+        }
+        max
+    }
+
+    #[test]
+    fn deep_queries_are_errors_with_spans_and_long_chains_stay_shallow() {
+        let nots = format!("node: {}type = 1", "not ".repeat(100_000));
+        let e = parse_gtql(&nots, &names()).unwrap_err();
+        assert!(e.message.contains("nested too deeply"), "{}", e.message);
+        // The span is where the level past the limit begins.
+        assert_eq!(e.span.start, 6 + 4 * (MAX_NESTING + 1));
+        let parens = format!("node: {}type = 1{}", "(".repeat(10_000), ")".repeat(10_000));
+        let e = parse_gtql(&parens, &names()).unwrap_err();
+        assert!(e.message.contains("nested too deeply"), "{}", e.message);
+        let aggs = format!(
+            "child: count({}[]type = 1{}) > 0",
+            "(".repeat(5_000),
+            ")".repeat(5_000)
+        );
+        assert!(parse_gtql(&aggs, &names()).is_err());
+        let rel = format!("node: type{}", " = 1".repeat(1_000));
+        assert!(parse_gtql(&rel, &names()).is_err());
+        // A hundred thousand `or`s (or `and`s, or `&`s) are fine and shallow.
+        for (op, term) in [(" or ", "type = 1"), (" and ", "type = 1"), (" & ", "type")] {
+            let terms = vec![term; 100_000].join(op);
+            let q = parse_gtql(&format!("node: {terms}"), &names()).unwrap();
+            assert!(depth(&q.node.unwrap()) < 40, "{op}");
+        }
+        // Within the limit, nesting works.
+        let ok = format!("node: {}type = 1{}", "(".repeat(50), ")".repeat(50));
+        assert!(parse_gtql(&ok, &names()).is_ok());
+    }
+
+    #[test]
+    fn last_move_compares_as_a_number_and_with_quoted_moves() {
+        let n = names();
+        let lm = n.last_move();
+        let q = parse_gtql("node: last_move = 0", &n).unwrap();
+        assert_eq!(
+            q.node,
+            Some(GExpr::Bin(
+                GOp::Eq,
+                Box::new(GExpr::Attr(Scope::Bare, lm)),
+                Box::new(GExpr::Num(0))
+            ))
+        );
+        let q = parse_gtql("node: \"e2e4\" != last_move", &n).unwrap();
+        assert_eq!(
+            q.node,
+            Some(GExpr::Bin(
+                GOp::Ne,
+                Box::new(GExpr::Attr(Scope::Bare, lm)),
+                Box::new(GExpr::Num(crate::gtql::text_move_code(b"e2e4")))
+            ))
+        );
+        let q = parse_gtql("node: node_id >= 1000", &n).unwrap();
+        assert!(q.node.unwrap().reads(|_| true));
+        assert!(parse_gtql("child: count([]last_move = 'Nf3') > 0", &n).is_ok());
+        for (bad, at) in [
+            ("node: last_move < \"e2e4\"", 18),
+            ("node: type = \"e2e4\"", 13),
+            ("node: \"e2e4\"", 6),
+            ("node: last_move = \"e2e4", 18),
+            ("node: \"a\" = \"a\"", 12),
+        ] {
+            let e = parse_gtql(bad, &n).unwrap_err();
+            assert_eq!(e.span.start, at, "{bad}: {}", e.message);
+        }
     }
 }

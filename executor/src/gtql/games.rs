@@ -1,0 +1,324 @@
+//! Indexed PGN game trees as GTQL trees: each game a tree whose nodes are its positions, all
+//! games one forest fed to a single pass, `last_move` coded so that quoted moves in long
+//! algebraic (`"Qd8-h4"`, `"e2e4"`) or SAN (`"Qh4"`, `"exd5"`, `"O-O"`) match.
+
+use cqldb_planner::gtql::{GtqlNames, GtqlQuery, MoveLiterals};
+use cqldb_storage::gtl::{CHUNK_NODES, Chunk};
+use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
+use shakmaty::san::{San, SanPlus};
+use shakmaty::{CastlingSide, Role, Square};
+
+use super::{ParallelPass, Pass};
+
+/// A game-tree attribute's value at a position: `(row, game number, position id)`.
+type GameAttr = fn(&PositionRecord, i64, usize) -> i64;
+
+/// Attributes of game-tree nodes (0/1 for the flags).
+pub const GAME_ATTRS: [(&str, GameAttr); 17] = [
+    ("game", |_, game, _| game),
+    ("ply", |r, _, _| i64::from(r.ply)),
+    ("depth", |r, _, _| i64::from(r.depth)),
+    ("child_index", |r, _, _| i64::from(r.child_index)),
+    ("children", |r, _, _| i64::from(r.children)),
+    ("movenumber", |r, _, _| i64::from(r.move_number)),
+    ("wtm", |r, _, _| flag(r, PositionFlags::WHITE_TO_MOVE)),
+    ("initial", |r, _, _| flag(r, PositionFlags::INITIAL)),
+    ("terminal", |r, _, _| flag(r, PositionFlags::TERMINAL)),
+    ("mainline", |r, _, _| flag(r, PositionFlags::MAINLINE)),
+    ("variation", |r, _, _| flag(r, PositionFlags::VARIATION)),
+    ("virtualmainline", |r, _, _| {
+        flag(r, PositionFlags::VIRTUAL_MAINLINE)
+    }),
+    ("check", |r, _, _| flag(r, PositionFlags::CHECK)),
+    ("mate", |r, _, _| flag(r, PositionFlags::MATE)),
+    ("stalemate", |r, _, _| flag(r, PositionFlags::STALEMATE)),
+    ("positionid", |_, _, id| id as i64),
+    ("parent", |r, _, _| match r.parent {
+        NO_PARENT => -1,
+        q => i64::from(q),
+    }),
+];
+
+fn flag(r: &PositionRecord, f: PositionFlags) -> i64 {
+    i64::from(r.flags.contains(f))
+}
+
+/// The names queries over game trees may use.
+pub fn game_names() -> GtqlNames {
+    GtqlNames {
+        attrs: GAME_ATTRS.iter().map(|(s, _)| (*s).to_owned()).collect(),
+        consts: vec![("white".into(), 1), ("black".into(), 0)],
+        moves: MoveLiterals::Pattern(
+            move_pattern,
+            "long algebraic such as Qd8-h4, e2e4 or e7e8=Q, SAN such as Qh4, exd5 or Nbd7, \
+             O-O, O-O-O, or -- for a null move",
+        ),
+    }
+}
+
+/// A game move as GTQL paths show it: long algebraic (`Ng1-f3`, `Pe5xd6ep`), castling as
+/// `O-O` or `O-O-O` (stored as king takes rook, which reads oddly in a path).
+pub fn move_text(mv: MoveCode) -> String {
+    match (mv.kind(), mv.from(), mv.to()) {
+        (Some(MoveKind::Castle), Some(king), Some(rook)) if rook.file() > king.file() => {
+            "O-O".to_owned()
+        }
+        (Some(MoveKind::Castle), Some(_), Some(_)) => "O-O-O".to_owned(),
+        _ => mv.to_string(),
+    }
+}
+
+// The fields of a game move's code (0 at a root, which has no move).
+const TAG: i64 = 1 << 40;
+const TO: i64 = 0o77;
+const FROM_FILE: i64 = 0o7 << 6;
+const FROM_RANK: i64 = 0o7 << 9;
+const ROLE: i64 = 0o7 << 12;
+const PROMOTION: i64 = 0o7 << 15;
+const CAPTURE: i64 = 1 << 18;
+const CASTLE: i64 = 0b11 << 19;
+const NULL: i64 = 1 << 21;
+
+fn castle_bits(side: CastlingSide) -> i64 {
+    match side {
+        CastlingSide::KingSide => 1 << 19,
+        CastlingSide::QueenSide => 2 << 19,
+    }
+}
+
+fn from_bits(from: Square) -> i64 {
+    (i64::from(u32::from(from.file())) << 6) | (i64::from(u32::from(from.rank())) << 9)
+}
+
+/// `last_move`'s code of a stored game move: its target and origin squares, piece,
+/// promotion, capture, castling side and null-move fields, so that a quoted move is a mask
+/// and a value over them ([`move_pattern`]).
+pub fn move_code(mv: MoveCode) -> i64 {
+    let (Some(from), Some(to), Some(role), Some(kind)) = (mv.from(), mv.to(), mv.role(), mv.kind())
+    else {
+        return 0;
+    };
+    let mut code = TAG | i64::from(u32::from(to)) | from_bits(from) | ((role as i64) << 12);
+    if let Some(p) = mv.promotion() {
+        code |= (p as i64) << 15;
+    }
+    match kind {
+        MoveKind::Castle if to.file() > from.file() => code |= castle_bits(CastlingSide::KingSide),
+        MoveKind::Castle => code |= castle_bits(CastlingSide::QueenSide),
+        MoveKind::Null => code |= NULL,
+        MoveKind::Normal | MoveKind::EnPassant => {
+            if mv.capture().is_some() {
+                code |= CAPTURE;
+            }
+        }
+    }
+    code
+}
+
+/// Reads a quoted move as `(mask, value)` over [`move_code`]s: long algebraic or UCI
+/// (`Qd8-h4`, `Ng1xf3`, `e2e4`, `e7e8=Q`, `e7e8q`), SAN (`Qh4`, `exd5`, `Nbd7`, `e8=Q+`),
+/// `O-O` / `O-O-O` (also with zeros, and a king's two-square step such as `e1g1`), `--` for a
+/// null move. What the text leaves open (the origin in SAN, the piece and capture in UCI) is
+/// left out of the mask; check and annotation marks are ignored.
+pub fn move_pattern(text: &str) -> Option<(i64, i64)> {
+    let t = text.trim().trim_end_matches(['+', '#', '!', '?']);
+    let castle = |side| Some((TAG | CASTLE | NULL, TAG | castle_bits(side)));
+    match t {
+        "O-O" | "0-0" => return castle(CastlingSide::KingSide),
+        "O-O-O" | "0-0-0" => return castle(CastlingSide::QueenSide),
+        "--" | "Z0" | "0000" => return Some((TAG | NULL, TAG | NULL)),
+        _ => {}
+    }
+    long_algebraic(t).or_else(|| san(t))
+}
+
+/// `[KQRBNP]? from [-x]? to (=?[QRBN])? (ep)?`.
+fn long_algebraic(t: &str) -> Option<(i64, i64)> {
+    let b = t.as_bytes();
+    let piece = b.first().filter(|c| c.is_ascii_uppercase());
+    let (role, rest) = match piece.and_then(|&c| Role::from_char(char::from(c))) {
+        Some(r) => (Some(r), &b[1..]),
+        None => (None, b),
+    };
+    let from = Square::from_ascii(rest.get(..2)?).ok()?;
+    let (capture, rest) = match rest.get(2) {
+        Some(b'-') => (Some(false), &rest[3..]),
+        Some(b'x') => (Some(true), &rest[3..]),
+        _ => (None, &rest[2..]),
+    };
+    let to = Square::from_ascii(rest.get(..2)?).ok()?;
+    let mut rest = &rest[2..];
+    if let Some(r) = rest.strip_suffix(b"ep") {
+        rest = r;
+    }
+    let rest = rest.strip_prefix(b"=").unwrap_or(rest);
+    let promotion = match rest {
+        [] => None,
+        [c] => Some(Role::from_char(char::from(*c))?),
+        _ => return None,
+    };
+    // A king's two-square step is castling, stored as king takes rook.
+    let king_step = matches!(role, None | Some(Role::King))
+        && from.rank() == to.rank()
+        && from.file() == shakmaty::File::E
+        && matches!(to.file(), shakmaty::File::G | shakmaty::File::C)
+        && matches!(from.rank(), shakmaty::Rank::First | shakmaty::Rank::Eighth);
+    if king_step && promotion.is_none() {
+        let side = if to.file() == shakmaty::File::G {
+            CastlingSide::KingSide
+        } else {
+            CastlingSide::QueenSide
+        };
+        return Some((TAG | CASTLE | NULL, TAG | castle_bits(side)));
+    }
+    let mut mask = TAG | TO | FROM_FILE | FROM_RANK | PROMOTION | CASTLE | NULL;
+    let mut value = TAG | i64::from(u32::from(to)) | from_bits(from);
+    if let Some(r) = role {
+        mask |= ROLE;
+        value |= (r as i64) << 12;
+    }
+    if let Some(c) = capture {
+        mask |= CAPTURE;
+        value |= if c { CAPTURE } else { 0 };
+    }
+    if let Some(p) = promotion {
+        value |= (p as i64) << 15;
+    }
+    Some((mask, value))
+}
+
+fn san(t: &str) -> Option<(i64, i64)> {
+    match SanPlus::from_ascii(t.as_bytes()).ok()?.san {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } => {
+            let mut mask = TAG | TO | ROLE | PROMOTION | CAPTURE | CASTLE | NULL;
+            let mut value = TAG | i64::from(u32::from(to)) | ((role as i64) << 12);
+            if capture {
+                value |= CAPTURE;
+            }
+            if let Some(p) = promotion {
+                value |= (p as i64) << 15;
+            }
+            if let Some(f) = file {
+                mask |= FROM_FILE;
+                value |= i64::from(u32::from(f)) << 6;
+            }
+            if let Some(r) = rank {
+                mask |= FROM_RANK;
+                value |= i64::from(u32::from(r)) << 9;
+            }
+            Some((mask, value))
+        }
+        San::Castle(side) => Some((TAG | CASTLE | NULL, TAG | castle_bits(side))),
+        San::Null => Some((TAG | NULL, TAG | NULL)),
+        San::Put { .. } => None,
+    }
+}
+
+/// Feeds every game of `db` to `pass` as one forest (each game's root at level 0), in chunks
+/// of many games, so `node_id` numbers the database's positions in pre-order, game after game.
+/// Reads the attributes `queries` read (all of them and the moves when `listing`). Returns
+/// the number of nodes.
+pub fn feed_games(
+    db: &Database,
+    queries: &[GtqlQuery],
+    pass: &mut ParallelPass,
+    listing: bool,
+) -> cqldb_storage::Result<u64> {
+    let names = game_names();
+    let read = Pass::wanted(queries, names.columns());
+    let want: Vec<bool> = read.iter().map(|&r| r || listing).collect();
+    let codes = read[names.last_move()];
+    let mut chunk = Chunk::default();
+    chunk.cols.resize(names.columns(), Vec::new());
+    let mut nodes = 0u64;
+    let mut number = 0i64;
+    for (_, seg) in db.segments() {
+        seg.for_each_game(false, |_, rows| {
+            number += 1;
+            let p = rows.positions;
+            nodes += p.len() as u64;
+            chunk.levels.extend(p.iter().map(|r| r.ply));
+            if listing {
+                chunk.moves.extend(p.iter().map(|r| move_text(r.mv)));
+            }
+            for ((col, (_, value)), &wanted) in chunk.cols.iter_mut().zip(&GAME_ATTRS).zip(&want) {
+                if wanted {
+                    col.extend(p.iter().enumerate().map(|(i, r)| value(r, number, i)));
+                }
+            }
+            if codes {
+                chunk.cols[GAME_ATTRS.len()].extend(p.iter().map(|r| move_code(r.mv)));
+            }
+            if chunk.levels.len() >= CHUNK_NODES {
+                chunk = pass.feed(std::mem::take(&mut chunk));
+                chunk.levels.clear();
+                chunk.moves.clear();
+                chunk.cols.resize(names.columns(), Vec::new());
+                chunk.cols.iter_mut().for_each(Vec::clear);
+            }
+            Ok(())
+        })?;
+    }
+    pass.feed(chunk);
+    Ok(nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Move, Position};
+
+    fn code_of(fen_moves: &[&str], san_text: &str) -> i64 {
+        let mut pos = Chess::default();
+        for m in fen_moves {
+            let mv = San::from_ascii(m.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(mv);
+        }
+        let mv: Move = San::from_ascii(san_text.as_bytes())
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        move_code(MoveCode::from_move(&mv))
+    }
+
+    fn matches(code: i64, text: &str) -> bool {
+        let (mask, value) = move_pattern(text).unwrap();
+        code & mask == value
+    }
+
+    #[test]
+    fn quoted_moves_match_their_moves_only() {
+        let qh4 = code_of(&["f3", "e5", "g4"], "Qh4");
+        for yes in ["Qh4", "Qh4#", "Qd8-h4", "d8h4", "Qd8h4"] {
+            assert!(matches(qh4, yes), "{yes}");
+        }
+        for no in ["Qh5", "Qxh4", "Qd8xh4", "Bh4", "Qeh4", "O-O", "--", "e2e4"] {
+            assert!(!matches(qh4, no), "{no}");
+        }
+        let exd5 = code_of(&["e4", "d5"], "exd5");
+        for yes in ["exd5", "Pe4xd5", "e4d5", "e4xd5"] {
+            assert!(matches(exd5, yes), "{yes}");
+        }
+        for no in ["d5", "e4-d5", "cxd5"] {
+            assert!(!matches(exd5, no), "{no}");
+        }
+        let castle = code_of(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5"], "O-O");
+        for yes in ["O-O", "0-0", "e1g1", "Ke1-g1"] {
+            assert!(matches(castle, yes), "{yes}");
+        }
+        assert!(!matches(castle, "O-O-O"));
+        assert_eq!(move_code(MoveCode::NONE), 0);
+        assert!(move_pattern("hello").is_none());
+        assert!(move_pattern("").is_none());
+    }
+}
