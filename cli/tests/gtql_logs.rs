@@ -375,6 +375,88 @@ fn a_gtf_file_as_the_library_writes_it() {
     );
 }
 
+/// The paper's tool took the query file and the `.gtf` file as they are; so does `cqldb gtql`
+/// (a log is imported into a temporary `.gtl`), whatever the log's file name.
+#[test]
+fn logs_are_queried_directly() {
+    let dir = tempfile::tempdir().unwrap();
+    let gtf = dir.path().join("tree12.dat");
+    let tree = vec![
+        Node {
+            level: 0,
+            mv: 0,
+            vals: [0, 1, 0, 0],
+        },
+        Node {
+            level: 1,
+            mv: 5,
+            vals: [1, 2, 0, 0],
+        },
+    ];
+    write_gtf(&gtf, "mychess-1.0", &tree);
+    let queries = dir.path().join("queries.txt");
+    std::fs::write(&queries, "node:type=CUTNode\nsubtree:count(*)>0\n").unwrap();
+    let out = ok(&["gtql", "-f", s(&queries), s(&gtf), "--format", "csv"]);
+    assert!(out.contains("node:type=CUTNode,1,5,1,2,0,0"), "{out}");
+    assert!(out.contains("subtree:count(*)>0,2,,0,1,0,0"), "{out}");
+    let log = dir.path().join("t.log");
+    std::fs::write(
+        &log,
+        "# a log\ngtql-log 1\nattr v int\nnodes\n0 - 4\n1 e2e4 5\n",
+    )
+    .unwrap();
+    let out = ok(&[
+        "gtql",
+        "node: last_move = \"e2e4\"",
+        s(&log),
+        "--format",
+        "csv",
+    ]);
+    assert!(out.contains(",1,e2e4,5"), "{out}");
+    // `|` is not the flag test: the error says what is.
+    let bad = cqldb(&["gtql", "node: type|CUTNode", s(&gtf)]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("'&'"));
+}
+
+#[test]
+fn a_failed_import_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let gtf = dir.path().join("t.gtf");
+    let tree = vec![
+        Node {
+            level: 0,
+            mv: 0,
+            vals: [0; 4],
+        },
+        Node {
+            level: 1,
+            mv: 1,
+            vals: [0; 4],
+        },
+    ];
+    write_gtf(&gtf, "e", &tree);
+    // Break the root's child link: the import fails after it started writing.
+    let mut bytes = std::fs::read(&gtf).unwrap();
+    let body = bytes.len() - 2 * (16 + REC_SIZE);
+    let root_link = body + (16 + REC_SIZE) + 4;
+    bytes[root_link] = 9;
+    std::fs::write(&gtf, &bytes).unwrap();
+    let out = cqldb(&[
+        "gtql",
+        "import",
+        s(&gtf),
+        "--out",
+        s(&dir.path().join("t.gtl")),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad child or sibling link"));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+}
+
 #[test]
 fn bad_gtf_headers_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

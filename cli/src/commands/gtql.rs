@@ -10,9 +10,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use cqldb_executor::gtql::{Answer, GtlSource, ParallelPass, feed_games, game_names};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::Database;
-use cqldb_storage::gtl::{
-    AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader, TreeSchema,
-};
+use cqldb_storage::gtl::{AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader};
 
 /// Output formats.
 #[derive(Copy, Clone, Debug, clap::ValueEnum)]
@@ -71,25 +69,62 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
 }
 
-/// Reads a text log or a GT-log `.gtf` file and writes a `.gtl`.
+/// The kinds of tree files `cqldb gtql` reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum TreeFile {
+    /// `.gtl`, made by `import`.
+    Gtl,
+    /// The text log format (`gtql-log 1` after any comment lines).
+    Text,
+    /// A GT-log `.gtf` file (anything else: its first line is the engine's name).
+    Gtf,
+}
+
+/// Tells a tree file's kind from its first bytes, whatever its name.
+fn sniff(path: &Path) -> Result<TreeFile> {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if head.starts_with(b"GTL") {
+        return Ok(TreeFile::Gtl);
+    }
+    let first = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.trim_ascii())
+        .find(|l| !l.is_empty() && !l.starts_with(b"#"));
+    Ok(match first {
+        Some(l) if l.starts_with(b"gtql-log") => TreeFile::Text,
+        _ => TreeFile::Gtf,
+    })
+}
+
+/// Reads a text log or a GT-log `.gtf` file (told apart by content) and writes a `.gtl`.
 pub fn import(input: &Path, out: &Path) -> Result<u64> {
-    let is_gtf = input.extension().is_some_and(|e| e == "gtf");
-    if is_gtf {
-        let mut writer: Option<GtlWriter> = None;
-        cqldb_storage::gtl::import_gtf(input, |schema, level, mv, values| {
-            if writer.is_none() {
-                writer = Some(GtlWriter::create(out, schema)?);
-            }
-            match writer.as_mut() {
-                Some(w) => w.push_parts(level, mv, values),
-                None => Ok(()),
-            }
-        })?;
-        let w = match writer {
-            Some(w) => w,
-            None => GtlWriter::create(out, &TreeSchema::default())?,
-        };
-        return Ok(w.finish()?);
+    match sniff(input)? {
+        TreeFile::Gtl => bail!("{} is already a .gtl tree", input.display()),
+        TreeFile::Gtf => {
+            let mut writer: Option<GtlWriter> = None;
+            let (schema, _) =
+                cqldb_storage::gtl::import_gtf(input, |schema, level, mv, values| {
+                    if writer.is_none() {
+                        writer = Some(GtlWriter::create(out, schema)?);
+                    }
+                    match writer.as_mut() {
+                        Some(w) => w.push_parts(level, mv, values),
+                        None => Ok(()),
+                    }
+                })?;
+            let w = match writer {
+                Some(w) => w,
+                None => GtlWriter::create(out, &schema)?,
+            };
+            return Ok(w.finish()?);
+        }
+        TreeFile::Text => {}
     }
     let file =
         std::fs::File::open(input).with_context(|| format!("cannot open {}", input.display()))?;
@@ -174,7 +209,20 @@ fn query(a: Args) -> Result<ExitCode> {
                 ),
             };
             let texts = read_queries(&a, first_is_query)?;
-            let mut source = GtlSource::open(Path::new(&tree))?;
+            // A log (text or `.gtf`) is imported into a temporary `.gtl` first: the same
+            // answers, at the cost of an import each time.
+            let tmp = tempfile::tempdir()?;
+            let mut tree = PathBuf::from(tree);
+            if sniff(&tree)? != TreeFile::Gtl {
+                let gtl = tmp.path().join("tree.gtl");
+                import(&tree, &gtl)?;
+                eprintln!(
+                    "read the log {} (`cqldb gtql import` makes a .gtl that answers faster)",
+                    tree.display()
+                );
+                tree = gtl;
+            }
+            let mut source = GtlSource::open(&tree)?;
             let names = source.names().clone();
             let queries = parse_all(&texts, &names)?;
             source.prepare(&queries, listing);

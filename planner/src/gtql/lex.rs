@@ -78,8 +78,13 @@ pub(super) fn lex(src: &str) -> Result<Vec<(T, Span)>, ParseError> {
             out.push((T::Sym(s), start..i));
         } else {
             let ch = src[i..].chars().next().unwrap_or('?');
+            let hint = match ch {
+                '|' => " (flag bits are tested with '&', as in 'flags & QNode')",
+                '!' => " (negation is 'not'; '!=' is 'not equal')",
+                _ => "",
+            };
             return Err(ParseError::new(
-                format!("unexpected character '{ch}'"),
+                format!("unexpected character '{ch}'{hint}"),
                 i..i + ch.len_utf8(),
             ));
         }

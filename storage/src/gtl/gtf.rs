@@ -9,10 +9,11 @@ use crate::error::{Result, StorageError};
 /// previous-sibling links) into pre-order nodes, calling `f` for each. Fields become `int`
 /// attributes, aliases constants; the last move is written as its number (`0` at a root
 /// without one); each node's values end with its id from the record (the schema has `ids`).
+/// Returns the schema (also for a file without records) and the node count.
 pub fn import_gtf(
     path: &Path,
     mut f: impl FnMut(&TreeSchema, u32, &[u8], &[i64]) -> Result<()>,
-) -> Result<u64> {
+) -> Result<(TreeSchema, u64)> {
     let file = std::fs::File::open(path).map_err(StorageError::io(path))?;
     // SAFETY: read-only map of a file we do not modify; a concurrent writer could only make
     // the bounds-checked reads below fail or see other bytes.
@@ -85,7 +86,7 @@ pub fn import_gtf(
     }
     let n = body.len() / stride;
     if n == 0 {
-        return Ok(0);
+        return Ok((schema, 0));
     }
     let u32_at = |i: usize, k: usize| -> u32 {
         let o = i * stride + 4 * k;
@@ -145,7 +146,7 @@ pub fn import_gtf(
             u32_at(n - 1, 0)
         )));
     }
-    Ok(emitted)
+    Ok((schema, emitted))
 }
 
 /// `gameVersion dataVersion recSize numAliases numFields`: the first is the engine's name for

@@ -136,7 +136,7 @@ attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e
         std::fs::write(&path, &f).unwrap();
         let mut got = Vec::new();
         let mut consts = Vec::new();
-        let n = import_gtf(&path, |s, level, mv, values| {
+        let (_, n) = import_gtf(&path, |s, level, mv, values| {
             consts = s.constants();
             got.push((
                 level,

@@ -51,6 +51,18 @@ pub struct GtlWriter {
     to_worker: Option<std::sync::mpsc::SyncSender<ChunkData>>,
     recycled: std::sync::mpsc::Receiver<ChunkData>,
     worker: Option<Finisher>,
+    finished: bool,
+}
+
+impl Drop for GtlWriter {
+    /// A writer dropped before [`GtlWriter::finish`] (a failed import) removes its unfinished
+    /// file: nothing half-written is left behind.
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = self.join();
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 impl GtlWriter {
@@ -105,6 +117,7 @@ impl GtlWriter {
             to_worker: Some(to_worker),
             recycled,
             worker: Some(worker),
+            finished: false,
         })
     }
 
@@ -189,6 +202,7 @@ impl GtlWriter {
             .map_err(|e| StorageError::io(&tmp)(e.into_error()))?;
         f.sync_all().map_err(StorageError::io(&tmp))?;
         std::fs::rename(&tmp, &self.path).map_err(StorageError::io(&self.path))?;
+        self.finished = true;
         Ok(self.nodes)
     }
 }
