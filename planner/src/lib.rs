@@ -52,7 +52,7 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
     let mut p = parser::Parser::new(toks);
     let header = if p.at_word("cql") {
         p.next();
-        parse_header(&mut p)?
+        parse_header(&mut p, src)?
     } else {
         return Err(p.unexpected("a CQL query starts with 'cql('"));
     };
@@ -85,7 +85,7 @@ pub fn parse_with_extra(src: &str, extra: &str) -> Result<Query, ParseError> {
     parse(&combined)
 }
 
-fn parse_header(p: &mut parser::Parser) -> Result<Header, ParseError> {
+fn parse_header(p: &mut parser::Parser, src: &str) -> Result<Header, ParseError> {
     let open = p.peek().span.clone();
     p.expect_sym("(")?;
     let mut h = Header::default();
@@ -147,15 +147,24 @@ fn parse_header(p: &mut parser::Parser) -> Result<Header, ParseError> {
                                 p.next();
                                 s
                             }
-                            Tok::Word(s) => {
-                                // Unquoted file names: take the raw words up to the next space.
-                                p.next();
-                                let mut s = s;
-                                while p.peek().attached && !p.at_sym(")") {
-                                    let t = p.next();
-                                    s.push_str(&tok_text(&t.tok));
+                            Tok::Eof | Tok::Sym(")") => {
+                                return Err(p.unexpected("expected a file name"));
+                            }
+                            _ => {
+                                // An unquoted file name (`games.pgn`, `/data/out.pgn`): the
+                                // source text up to the next space or ')', whatever tokens the
+                                // lexer made of it.
+                                let start = p.peek().span.start;
+                                let rest = src.get(start..).unwrap_or_default();
+                                let len = rest
+                                    .find(|c: char| c.is_whitespace() || c == ')')
+                                    .unwrap_or(rest.len());
+                                while p.peek().span.start < start + len
+                                    && !matches!(p.peek().tok, Tok::Eof)
+                                {
+                                    p.next();
                                 }
-                                s
+                                rest[..len].to_owned()
                             }
                             _ => return Err(p.unexpected("expected a file name")),
                         };
@@ -178,15 +187,6 @@ fn parse_header(p: &mut parser::Parser) -> Result<Header, ParseError> {
     }
 }
 
-fn tok_text(t: &Tok) -> String {
-    match t {
-        Tok::Word(w) => w.clone(),
-        Tok::Sym(s) => (*s).to_owned(),
-        Tok::Number(n) => n.to_string(),
-        Tok::Designator(d) => types::designator_text(d),
-        _ => String::new(),
-    }
-}
 
 /// The direction named by a direction filter keyword.
 pub(crate) fn ast_direction(w: &str) -> Option<Direction> {
@@ -207,4 +207,28 @@ pub(crate) fn ast_direction(w: &str) -> Option<Direction> {
         "anydirection" => AnyDirection,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unquoted_file_names_in_the_header_are_taken_whole() {
+        for (src, input, output) in [
+            ("cql(input games.pgn output out.pgn) check", "games.pgn", "out.pgn"),
+            (
+                "cql(input /data/2024/games.pgn.zst output /tmp/out-6.pgn)\ncheck",
+                "/data/2024/games.pgn.zst",
+                "/tmp/out-6.pgn",
+            ),
+            ("cql(output ~/a.b.c input \"x y.pgn\") mate", "x y.pgn", "~/a.b.c"),
+            ("cql(input 2024.pgn variations) mate", "2024.pgn", ""),
+        ] {
+            let q = crate::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert_eq!(q.header.input.as_deref(), Some(input), "{src}");
+            assert_eq!(q.header.output.as_deref().unwrap_or(""), output, "{src}");
+        }
+        let q = crate::parse("cql(input 2024.pgn variations) mate").unwrap();
+        assert!(q.header.variations);
+        assert!(crate::parse("cql(input) mate").is_err());
+    }
 }
