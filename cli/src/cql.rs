@@ -24,6 +24,19 @@ pub enum Source {
     Db(PathBuf),
 }
 
+/// How matching games are written.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MatchFormat {
+    /// PGN, as the reference CQL program writes it.
+    #[default]
+    Pgn,
+    /// One JSON object per matching game and line (number, roster tags, the matched
+    /// positions with ply, FEN and SAN).
+    Json,
+    /// One CSV row per matching game, with a header line.
+    Csv,
+}
+
 /// A query run, with the reference program's options.
 pub struct CqlRun {
     /// The query text (a whole `cql(...)` file).
@@ -32,8 +45,10 @@ pub struct CqlRun {
     pub query_name: String,
     /// Games to read.
     pub source: Source,
-    /// Output PGN (`None` = no output file).
+    /// Output file (`None` = none: counting only; `-` = stdout; `.zst` / `.gz` compress).
     pub output: Option<PathBuf>,
+    /// How matching games are written.
+    pub format: MatchFormat,
     /// `-variations`
     pub variations: bool,
     /// `-mainline`
@@ -69,6 +84,7 @@ const BATCH: usize = 512;
 struct Sink<'a> {
     out: Option<Box<dyn Write + 'a>>,
     opts: OutputOptions,
+    format: MatchFormat,
     summary: CqlSummary,
     /// `sort matchcount`: selected games wait here (key, number, PGN) until the end.
     sorted: Option<Vec<(i64, u64, Vec<u8>)>>,
@@ -87,10 +103,19 @@ struct GameOut {
 }
 
 impl GameOut {
-    fn of(game: &Game, m: &GameMatch, opts: Option<&OutputOptions>) -> Result<Self> {
+    fn of(
+        game: &Game,
+        m: &GameMatch,
+        opts: Option<&OutputOptions>,
+        format: MatchFormat,
+    ) -> Result<Self> {
         let mut pgn = Vec::new();
         if let (true, Some(opts)) = (m.selected, opts) {
-            write_game(&mut pgn, game, m, opts)?;
+            match format {
+                MatchFormat::Pgn => write_game(&mut pgn, game, m, opts)?,
+                MatchFormat::Json => cqldb_executor::rows::write_json_row(&mut pgn, game, m)?,
+                MatchFormat::Csv => cqldb_executor::rows::write_csv_row(&mut pgn, game, m)?,
+            }
         }
         Ok(Self {
             number: game.number,
@@ -107,7 +132,7 @@ impl GameOut {
 impl Sink<'_> {
     fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
         let writing = self.out.is_some();
-        let g = GameOut::of(game, m, writing.then_some(&self.opts))?;
+        let g = GameOut::of(game, m, writing.then_some(&self.opts), self.format)?;
         self.accept(g)
     }
 
@@ -171,6 +196,7 @@ pub fn run_games<'a>(
     let mut sink = Sink {
         out,
         opts,
+        format: MatchFormat::Pgn,
         summary: CqlSummary::default(),
         sorted,
     };
@@ -215,19 +241,18 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
     }
     let opts = output_options(&query);
     let engine = Engine::new(query, r.variations && !r.mainline);
-    let out: Option<Box<dyn Write>> = match &r.output {
+    let mut out = match &r.output {
         None => None,
-        Some(p) if p.as_os_str() == "-" => {
-            Some(Box::new(std::io::BufWriter::new(std::io::stdout())))
-        }
-        Some(p) => Some(Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        ))),
+        Some(p) => Some(open_output(p)?),
     };
+    if let (Some(w), MatchFormat::Csv) = (out.as_mut(), r.format) {
+        writeln!(w, "{}", cqldb_executor::rows::CSV_HEADER)?;
+    }
     let sorted = engine.query().header.sort_matchcount.then(Vec::new);
     let mut sink = Sink {
         out,
         opts,
+        format: r.format,
         summary: CqlSummary::default(),
         sorted,
     };
@@ -237,6 +262,59 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
     }
     sink.finish()?;
     Ok(sink.summary)
+}
+
+/// The output file: `-` is stdout; a name ending in `.zst` or `.gz` is compressed (the
+/// stream is finished by the sink's last flush).
+fn open_output(p: &std::path::Path) -> Result<Box<dyn Write>> {
+    if p.as_os_str() == "-" {
+        return Ok(Box::new(std::io::BufWriter::new(std::io::stdout())));
+    }
+    let file =
+        std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+    let file = std::io::BufWriter::new(file);
+    let name = p.to_string_lossy();
+    Ok(if name.ends_with(".zst") {
+        Box::new(Finishing::Zstd(Some(zstd::Encoder::new(file, 3)?)))
+    } else if name.ends_with(".gz") {
+        Box::new(Finishing::Gzip(Some(flate2::write::GzEncoder::new(
+            file,
+            flate2::Compression::default(),
+        ))))
+    } else {
+        Box::new(file)
+    })
+}
+
+/// A compressing writer whose `flush` at the end of a run writes the compressed stream's end:
+/// the sink only knows `Write`, and a stream that is never finished is unreadable.
+enum Finishing<W: Write> {
+    Zstd(Option<zstd::Encoder<'static, W>>),
+    Gzip(Option<flate2::write::GzEncoder<W>>),
+}
+
+impl<W: Write> Write for Finishing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Finishing::Zstd(Some(e)) => e.write(buf),
+            Finishing::Gzip(Some(e)) => e.write(buf),
+            _ => Err(std::io::Error::other("output already finished")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut inner = match self {
+            Finishing::Zstd(e) => match e.take() {
+                Some(e) => e.finish()?,
+                None => return Ok(()),
+            },
+            Finishing::Gzip(e) => match e.take() {
+                Some(e) => e.finish()?,
+                None => return Ok(()),
+            },
+        };
+        inner.flush()
+    }
 }
 
 fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> {
@@ -333,6 +411,7 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> 
     // A few segments at a time, so that buffered output stays bounded.
     let width = rayon::current_num_threads().max(1);
     let opts = writing.then(|| sink.opts.clone());
+    let format = sink.format;
     for chunk in segments.chunks(width) {
         let outs: Vec<Result<Vec<GameOut>>> = chunk
             .par_iter()
@@ -344,7 +423,7 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> 
                     let game =
                         game_from_rows(first + u64::from(local), &rows, with_text, variations);
                     let m = e.run_game(&game);
-                    match GameOut::of(&game, &m, opts.as_ref()) {
+                    match GameOut::of(&game, &m, opts.as_ref(), format) {
                         Ok(g) => outs.push(g),
                         Err(err) => failure = Some(err),
                     }

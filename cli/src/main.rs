@@ -78,9 +78,16 @@ enum Command {
         /// Database to query instead.
         #[arg(long)]
         db: Option<PathBuf>,
-        /// Output PGN (- for stdout).
+        /// Output file (- for stdout; .zst or .gz compress). Default: the header's `output`,
+        /// else NAME-out.pgn for NAME.cql, as the reference program does.
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
+        /// Write nothing; print the number of matching games.
+        #[arg(long)]
+        count: bool,
+        /// Output format: pgn, or one json object / csv row per matching game.
+        #[arg(long, value_enum, default_value_t = cqldb::cql::MatchFormat::Pgn)]
+        format: cqldb::cql::MatchFormat,
         /// Visit variations too.
         #[arg(long)]
         variations: bool,
@@ -209,6 +216,13 @@ fn reference_style_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<s
 
 fn main() -> std::process::ExitCode {
     tune_allocator();
+    // `cqldb tags ... | head`: when the reader closes the pipe, end quietly as other command-line
+    // tools do (killed by SIGPIPE) instead of panicking in `println!`.
+    #[cfg(unix)]
+    // SAFETY: sets a signal's disposition to its default before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse_from(reference_style_args(std::env::args_os()));
     let result = match cli.command {
         Command::Index {
@@ -251,6 +265,8 @@ fn main() -> std::process::ExitCode {
             matchcount,
             silent,
             matchstring,
+            count,
+            format,
         } => commands::cql::run(commands::cql::Args {
             file,
             cql,
@@ -264,6 +280,8 @@ fn main() -> std::process::ExitCode {
             matchcount,
             silent,
             matchstring,
+            count,
+            format,
         }),
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),

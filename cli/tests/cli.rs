@@ -301,6 +301,151 @@ fn cql_over_pgn_and_index_with_reference_options() {
     );
 }
 
+/// What a new user of the reference program expects: `cql(input x.pgn output y.pgn)` headers
+/// with unquoted names, `NAME-out.pgn` when no output is named, `--count`, rows as json or
+/// csv, compressed output.
+#[test]
+fn cql_output_files_counts_and_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    std::fs::write(
+        dir.path().join("games.pgn"),
+        "[Event \"a\"]\n[White \"X, Y\"]\n[Black \"Z\"]\n[Date \"2020.01.02\"]\n[Result \"1-0\"]\n[ECO \"C20\"]\n\n\
+         1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n[Event \"b\"]\n[Result \"*\"]\n\n1. d4 d5 *\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let abs = dir.path().join("sub/abs.pgn");
+    std::fs::write(
+        dir.path().join("mates.cql"),
+        format!("cql(input games.pgn output {})\nmate\n", abs.display()),
+    )
+    .unwrap();
+    run(&["cql", "mates.cql"]);
+    let written = std::fs::read_to_string(&abs).unwrap();
+    assert!(written.contains("4.Qxf7# {CQL} 1-0"), "{written}");
+    // No output named anywhere: NAME-out.pgn, as the reference program writes.
+    std::fs::write(
+        dir.path().join("checks.cql"),
+        "cql(input games.pgn)\ncheck\n",
+    )
+    .unwrap();
+    run(&["cql", "checks.cql"]);
+    assert!(
+        std::fs::read_to_string(dir.path().join("checks-out.pgn"))
+            .unwrap()
+            .contains("Game number 1")
+    );
+    // --count writes nothing and prints the number.
+    std::fs::remove_file(dir.path().join("checks-out.pgn")).unwrap();
+    assert_eq!(run(&["cql", "checks.cql", "--count"]).trim(), "1");
+    assert!(!dir.path().join("checks-out.pgn").exists());
+    // One row per matching game.
+    let json = run(&[
+        "cql",
+        "-cql",
+        "mate",
+        "-i",
+        "games.pgn",
+        "--format",
+        "json",
+        "-o",
+        "-",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["game"], 1);
+    assert_eq!(
+        (v["white"].as_str(), v["eco"].as_str(), v["result"].as_str()),
+        (Some("X, Y"), Some("C20"), Some("1-0"))
+    );
+    assert_eq!(v["matches"][0]["san"], "Qxf7#");
+    assert_eq!(v["matches"][0]["ply"], 7);
+    assert_eq!(v["matches"][0]["position"], 7);
+    assert!(
+        v["matches"][0]["fen"]
+            .as_str()
+            .unwrap()
+            .starts_with("r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq")
+    );
+    let csv = run(&[
+        "cql",
+        "-cql",
+        "check",
+        "-i",
+        "games.pgn",
+        "--format",
+        "csv",
+        "-o",
+        "-",
+    ]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "game,white,black,date,result,eco,matches,positions,plies,fens,sans"
+    );
+    assert!(
+        lines[1].starts_with("1,\"X, Y\",Z,2020.01.02,1-0,C20,1,7,7,"),
+        "{csv}"
+    );
+    assert!(lines[1].ends_with(",Qxf7#"), "{csv}");
+    // Compressed output.
+    run(&["cql", "-cql", "mate", "-i", "games.pgn", "-o", "m.pgn.zst"]);
+    let z = zstd::decode_all(std::fs::File::open(dir.path().join("m.pgn.zst")).unwrap()).unwrap();
+    assert!(String::from_utf8(z).unwrap().contains("Qxf7#"));
+    run(&["cql", "-cql", "mate", "-i", "games.pgn", "-o", "m.pgn.gz"]);
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(
+            std::fs::File::open(dir.path().join("m.pgn.gz")).unwrap(),
+        ),
+        &mut text,
+    )
+    .unwrap();
+    assert!(text.contains("Qxf7#"));
+}
+
+/// A reader that closes the pipe early (`| head`) ends the program quietly, never a panic.
+#[test]
+fn closed_pipes_are_not_panics() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    ok(&["demo", "--db", s(&db)]);
+    for args in [
+        vec!["tags", "--db", s(&db), "white:a*"],
+        vec!["errors", "--db", s(&db)],
+        vec!["positions", "--db", s(&db), "1"],
+        vec!["cql", "-cql", "check", "--db", s(&db), "-o", "-"],
+        vec!["gtql", "node: ply >= 0", "--db", s(&db), "--format", "csv"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 1];
+        let _ = child.stdout.take().unwrap().read(&mut first);
+        // The pipe is closed here, while the command is still writing.
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}");
+    }
+}
+
 #[test]
 fn cql_errors_point_at_the_span() {
     let dir = tempfile::tempdir().unwrap();

@@ -13,6 +13,7 @@ pub mod game;
 pub mod gtql;
 mod moves;
 pub mod output;
+pub mod rows;
 mod tags;
 mod tree;
 pub mod value;

@@ -166,7 +166,6 @@ fn parse_header(p: &mut parser::Parser, src: &str) -> Result<Header, ParseError>
                                 }
                                 rest[..len].to_owned()
                             }
-                            _ => return Err(p.unexpected("expected a file name")),
                         };
                         if w == "input" {
                             h.input = Some(name);
@@ -186,7 +185,6 @@ fn parse_header(p: &mut parser::Parser, src: &str) -> Result<Header, ParseError>
         }
     }
 }
-
 
 /// The direction named by a direction filter keyword.
 pub(crate) fn ast_direction(w: &str) -> Option<Direction> {
@@ -214,13 +212,21 @@ mod tests {
     #[test]
     fn unquoted_file_names_in_the_header_are_taken_whole() {
         for (src, input, output) in [
-            ("cql(input games.pgn output out.pgn) check", "games.pgn", "out.pgn"),
+            (
+                "cql(input games.pgn output out.pgn) check",
+                "games.pgn",
+                "out.pgn",
+            ),
             (
                 "cql(input /data/2024/games.pgn.zst output /tmp/out-6.pgn)\ncheck",
                 "/data/2024/games.pgn.zst",
                 "/tmp/out-6.pgn",
             ),
-            ("cql(output ~/a.b.c input \"x y.pgn\") mate", "x y.pgn", "~/a.b.c"),
+            (
+                "cql(output ~/a.b.c input \"x y.pgn\") mate",
+                "x y.pgn",
+                "~/a.b.c",
+            ),
             ("cql(input 2024.pgn variations) mate", "2024.pgn", ""),
         ] {
             let q = crate::parse(src).unwrap_or_else(|e| panic!("{src}: {e}"));

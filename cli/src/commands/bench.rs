@@ -168,6 +168,7 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         query_name: "bench".into(),
         source,
         output: None,
+        format: cqldb::cql::MatchFormat::Pgn,
         variations: false,
         mainline: false,
         gamenumber: None,

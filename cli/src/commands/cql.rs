@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use cqldb::cql::{CqlRun, Source, run as run_query};
+use cqldb::cql::{CqlRun, MatchFormat, Source, run as run_query};
 use cqldb_indexer::Input;
 
 /// Options of `cqldb cql` (the reference program's names are accepted too).
@@ -22,6 +22,9 @@ pub struct Args {
     pub matchcount: Vec<i64>,
     pub silent: bool,
     pub matchstring: Option<String>,
+    /// Count only: no output file.
+    pub count: bool,
+    pub format: MatchFormat,
 }
 
 fn range(v: &[i64]) -> Option<(i64, i64)> {
@@ -63,17 +66,28 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
         }
     };
-    let output = a.output.clone().or_else(|| {
-        cqldb_planner::parse(&query)
+    // `-o`, else the header's `output`, else (as the reference program does) `NAME-out.pgn`
+    // in the current directory, NAME being the query file's name without its path and
+    // extension; `--count` writes nothing.
+    let output = if a.count {
+        None
+    } else {
+        let header = cqldb_planner::parse(&query)
             .ok()
-            .and_then(|q| q.header.output)
-            .map(PathBuf::from)
-    });
+            .and_then(|q| q.header.output);
+        Some(
+            a.output
+                .clone()
+                .or_else(|| header.map(PathBuf::from))
+                .unwrap_or_else(|| default_output(a.file.as_deref(), a.format)),
+        )
+    };
     let run = CqlRun {
         query,
         query_name: name,
         source,
-        output,
+        output: output.clone(),
+        format: a.format,
         variations: a.variations || a.virtualmainline,
         mainline: a.mainline,
         gamenumber: range(&a.gamenumber),
@@ -99,8 +113,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
         eprintln!("warning: ... and {} more", summary.warnings.len() - 20);
     }
     let secs = t.elapsed().as_secs_f64();
+    let written = match &output {
+        Some(p) if p.as_os_str() != "-" => format!(", written to {}", p.display()),
+        _ => String::new(),
+    };
     eprintln!(
-        "{} matches of {} games ({} positions) in {:.2} s: {:.0} games/s, {:.1} M positions/s",
+        "{} matches of {} games ({} positions) in {:.2} s: {:.0} games/s, {:.1} M positions/s{written}",
         summary.matched.len(),
         summary.games,
         summary.positions,
@@ -108,5 +126,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
         summary.games as f64 / secs.max(1e-9),
         summary.positions as f64 / secs.max(1e-9) / 1e6
     );
+    if a.count {
+        println!("{}", summary.matched.len());
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `NAME-out.pgn` (or `.json`, `.csv`) for the query file `NAME.cql`; `cql-out.pgn` for a
+/// query given only with `--cql`.
+fn default_output(file: Option<&std::path::Path>, format: MatchFormat) -> PathBuf {
+    let stem = file
+        .and_then(|f| f.file_stem())
+        .map_or_else(|| "cql".into(), |s| s.to_string_lossy().into_owned());
+    let ext = match format {
+        MatchFormat::Pgn => "pgn",
+        MatchFormat::Json => "json",
+        MatchFormat::Csv => "csv",
+    };
+    PathBuf::from(format!("{stem}-out.{ext}"))
 }
