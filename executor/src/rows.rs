@@ -40,10 +40,10 @@ fn matched(game: &Game, m: &GameMatch) -> Vec<Matched> {
 pub fn san_to(game: &Game, id: u32) -> Option<String> {
     let parent = game.parent(id)?;
     let setup = game.positions.get(parent as usize)?.to_setup()?;
-    let pos: Chess = setup
-        .position(shakmaty::CastlingMode::Chess960)
-        .or_else(|e| e.ignore_too_much_material())
-        .ok()?;
+    let pos: Chess = match setup.position(shakmaty::CastlingMode::Chess960) {
+        Ok(p) => p,
+        Err(e) => e.ignore_too_much_material().ok()?,
+    };
     let mv = game.positions.get(id as usize)?.mv.to_move()?;
     if !pos.is_legal(mv) {
         // A null move or an unusual position: the long form is still informative.
