@@ -13,6 +13,8 @@ use cqldb_executor::output::{OutputOptions, write_game};
 use cqldb_executor::{Engine, Game, GameMatch};
 use cqldb_indexer::Input;
 use cqldb_indexer::split::{RawGame, Splitter};
+use cqldb_planner::plan::rules::optimize;
+use cqldb_planner::plan::{LogicalPlan, OpStats, PhysicalPlan, Residual, RunStats, SinkKind};
 use cqldb_storage::Database;
 use rayon::prelude::*;
 
@@ -61,6 +63,10 @@ pub struct CqlRun {
     pub silent: bool,
     /// `-matchstring S`
     pub matchstring: Option<String>,
+    /// No index scans: every game is evaluated (the differential tests' baseline).
+    pub full_scan: bool,
+    /// Measure every operator (`EXPLAIN ANALYZE`).
+    pub analyze: bool,
 }
 
 /// What a run found.
@@ -76,6 +82,10 @@ pub struct CqlSummary {
     pub messages: Vec<String>,
     /// Games the query could not be fully evaluated on: (game number, why).
     pub warnings: Vec<(u64, String)>,
+    /// The plan that ran.
+    pub plan: Option<PhysicalPlan>,
+    /// What the executor measured of it.
+    pub stats: RunStats,
 }
 
 /// Games per parallel batch when streaming PGN.
@@ -220,8 +230,30 @@ fn output_options(query: &cqldb_planner::Query) -> OutputOptions {
     }
 }
 
-/// Parses the query (errors come back rendered with a caret) and runs it.
-pub fn run(r: &CqlRun) -> Result<CqlSummary> {
+/// Parses the query (errors come back rendered with a caret), merges the command line into
+/// its header, and plans it.
+pub fn plan(r: &CqlRun) -> Result<PhysicalPlan> {
+    Ok(optimize(logical_plan(r)?))
+}
+
+/// The query and how it is to be run, before the optimizer.
+pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
+    let query = merged_query(r)?;
+    // As the engine decides: the command line or the header (`-mainline` clears the header's).
+    let variations = (r.variations && !r.mainline) || query.header.variations;
+    Ok(LogicalPlan {
+        query: std::sync::Arc::new(query),
+        variations,
+        sink: if r.output.is_some() {
+            SinkKind::Games
+        } else {
+            SinkKind::Count
+        },
+        full_scan: r.full_scan,
+    })
+}
+
+fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
     let mut query = cqldb_planner::parse(&r.query)
         .map_err(|e| anyhow!("{:?}", e.report(&r.query_name, &r.query)))?;
     if let Some(g) = r.gamenumber {
@@ -239,8 +271,19 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
     if r.mainline {
         query.header.variations = false;
     }
+    Ok(query)
+}
+
+/// Plans the query and runs it.
+pub fn run(r: &CqlRun) -> Result<CqlSummary> {
+    run_plan(r, plan(r)?)
+}
+
+/// Runs a plan made for `r` (tests plant plans made with other rules).
+pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
+    let query = (*plan.query).clone();
     let opts = output_options(&query);
-    let engine = Engine::new(query, r.variations && !r.mainline);
+    let engine = Engine::new(query, plan.variations);
     let mut out = match &r.output {
         None => None,
         Some(p) => Some(open_output(p)?),
@@ -258,10 +301,17 @@ pub fn run(r: &CqlRun) -> Result<CqlSummary> {
     };
     match &r.source {
         Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
-        Source::Db(dir) => run_db(&Database::open(dir)?, engine, &mut sink)?,
+        Source::Db(dir) => {
+            let db = Database::open(dir)?;
+            sink.summary.stats = run_db(&db, &plan, r.analyze, engine, &mut sink)?;
+        }
     }
+    let t = std::time::Instant::now();
     sink.finish()?;
-    Ok(sink.summary)
+    sink.summary.stats.sink.micros += t.elapsed().as_micros() as u64;
+    sink.summary.stats.sink.games = sink.summary.matched.len() as u64;
+    sink.summary.plan = Some(plan);
+    Ok(std::mem::take(&mut sink.summary))
 }
 
 /// The output file: `-` is stdout; a name ending in `.zst` or `.gz` is compressed (the
@@ -378,20 +428,62 @@ fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()>
     result.and(read_result)
 }
 
-fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> {
+/// The plan over an index: per segment, the candidate games from the index scans (all games
+/// without a scan), then the residual on those games only, or the candidates as the answer.
+fn run_db(
+    db: &Database,
+    plan: &PhysicalPlan,
+    analyze: bool,
+    mut engine: Engine,
+    sink: &mut Sink<'_>,
+) -> Result<RunStats> {
     let variations = engine.variations;
     let with_text = engine.query().reads_tags || sink.out.is_some();
     let writing = sink.out.is_some();
+    let mut stats = RunStats::default();
     let mut segments = Vec::new();
     let mut first = 1u64;
     for (entry, seg) in db.segments() {
-        segments.push((first, seg));
+        stats.games += entry.games;
+        let candidates = match &plan.candidates {
+            None => None,
+            Some(scan) => {
+                let mut s = cqldb_executor::scan::SegmentScan::new(seg, first);
+                s.count_games = analyze;
+                let positions = s.eval(scan, &mut stats.scans)?;
+                let games = s.games_of(&positions);
+                if let Some(top) = stats.scans.first_mut()
+                    && !analyze
+                {
+                    top.games += games.len();
+                }
+                Some(games)
+            }
+        };
+        segments.push((first, seg, candidates));
         first += entry.games;
     }
+    // Games skipped by the index are read (and do not match).
+    let read: u64 = segments
+        .iter()
+        .map(|(_, seg, c)| c.as_ref().map_or(u64::from(seg.games()), |g| g.len()))
+        .sum();
+    sink.summary.games += stats.games - read;
+    if plan.residual == Residual::None {
+        sink.summary.games += read;
+        for (first, _, games) in &segments {
+            for g in games.iter().flatten() {
+                sink.summary.matched.push(first + u64::from(g));
+            }
+        }
+        return Ok(stats);
+    }
+    let t = std::time::Instant::now();
+    let before = (sink.summary.games, sink.summary.positions);
     if engine.query().has_state() {
-        for (first, seg) in segments {
+        for (first, seg, games) in segments {
             let mut failure = None;
-            seg.for_each_game(with_text, |local, rows| {
+            seg.for_each_game_in(games.as_ref(), with_text, |local, rows| {
                 if failure.is_some() {
                     return Ok(());
                 }
@@ -406,7 +498,8 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> 
                 return Err(e);
             }
         }
-        return Ok(());
+        residual_stats(&mut stats.residual, sink, before, t);
+        return Ok(stats);
     }
     // A few segments at a time, so that buffered output stays bounded.
     let width = rayon::current_num_threads().max(1);
@@ -415,11 +508,11 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> 
     for chunk in segments.chunks(width) {
         let outs: Vec<Result<Vec<GameOut>>> = chunk
             .par_iter()
-            .map(|(first, seg)| {
+            .map(|(first, seg, games)| {
                 let mut e = engine.fork();
                 let mut outs = Vec::new();
                 let mut failure = None;
-                seg.for_each_game(with_text, |local, rows| {
+                seg.for_each_game_in(games.as_ref(), with_text, |local, rows| {
                     let game =
                         game_from_rows(first + u64::from(local), &rows, with_text, variations);
                     let m = e.run_game(&game);
@@ -441,5 +534,14 @@ fn run_db(db: &Database, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> 
             }
         }
     }
-    Ok(())
+    residual_stats(&mut stats.residual, sink, before, t);
+    Ok(stats)
+}
+
+/// The residual's share of a run: games and positions evaluated since `before`, time since
+/// `t` (the sink's time included: they interleave).
+fn residual_stats(st: &mut OpStats, sink: &Sink<'_>, before: (u64, u64), t: std::time::Instant) {
+    st.games = sink.summary.games - before.0;
+    st.positions = sink.summary.positions - before.1;
+    st.micros = t.elapsed().as_micros() as u64;
 }

@@ -85,6 +85,9 @@ enum Command {
         /// Write nothing; print the number of matching games.
         #[arg(long)]
         count: bool,
+        /// Evaluate every game, using no index scan (the baseline of planned runs).
+        #[arg(long)]
+        full_scan: bool,
         /// Output format: pgn, or one json object / csv row per matching game.
         #[arg(long, value_enum, default_value_t = cqldb::cql::MatchFormat::Pgn)]
         format: cqldb::cql::MatchFormat,
@@ -109,6 +112,31 @@ enum Command {
         /// Comment put after matched positions (default CQL).
         #[arg(long)]
         matchstring: Option<String>,
+    },
+    /// Show how a CQL query runs: the logical plan, the rules that fired, the physical plan
+    /// (index scans, the residual, the sink); `--analyze` runs it and adds what each operator
+    /// produced and its time.
+    Explain {
+        /// The .cql file (optional with --cql).
+        file: Option<PathBuf>,
+        /// Filters added to the query body (`-cql "..."`).
+        #[arg(long)]
+        cql: Option<String>,
+        /// Database to plan for.
+        #[arg(long)]
+        db: PathBuf,
+        /// Visit variations too.
+        #[arg(long)]
+        variations: bool,
+        /// Only games numbered N (to M).
+        #[arg(long, num_args = 1..=2)]
+        gamenumber: Vec<i64>,
+        /// Plan without the index (as `cql --full-scan`).
+        #[arg(long)]
+        full_scan: bool,
+        /// Run the query and show each operator's actual output and time.
+        #[arg(long)]
+        analyze: bool,
     },
     /// GTQL over search-tree logs or indexed game trees.
     ///
@@ -267,6 +295,7 @@ fn main() -> std::process::ExitCode {
             matchstring,
             count,
             format,
+            full_scan,
         } => commands::cql::run(commands::cql::Args {
             file,
             cql,
@@ -282,6 +311,36 @@ fn main() -> std::process::ExitCode {
             matchstring,
             count,
             format,
+            full_scan,
+            explain: false,
+            analyze: false,
+        }),
+        Command::Explain {
+            file,
+            cql,
+            db,
+            variations,
+            gamenumber,
+            full_scan,
+            analyze,
+        } => commands::cql::run(commands::cql::Args {
+            file,
+            cql,
+            pgn: None,
+            db: Some(db),
+            output: None,
+            variations,
+            mainline: false,
+            virtualmainline: false,
+            gamenumber,
+            matchcount: Vec::new(),
+            silent: false,
+            matchstring: None,
+            count: true,
+            format: cqldb::cql::MatchFormat::Pgn,
+            full_scan,
+            explain: true,
+            analyze,
         }),
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),

@@ -14,6 +14,7 @@ pub mod gtql;
 mod moves;
 pub mod output;
 pub mod rows;
+pub mod scan;
 mod tags;
 mod tree;
 pub mod value;

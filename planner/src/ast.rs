@@ -536,3 +536,100 @@ impl Query {
         !self.vars.is_empty()
     }
 }
+
+impl Node {
+    /// The filters and values directly inside this one, in source order.
+    pub fn children(&self) -> Vec<&Node> {
+        use Expr::*;
+        let mut out: Vec<&Node> = Vec::new();
+        match &self.expr {
+            Compound(xs)
+            | Ray(_, xs, _)
+            | MinMax(_, xs)
+            | ToStr(xs)
+            | Call(_, xs)
+            | Comment(xs)
+            | Message(xs)
+            | Transform(xs) => out.extend(xs),
+            And(a, b)
+            | Or(a, b)
+            | Binary(_, a, b)
+            | In(a, b)
+            | Regex(a, b)
+            | Colon(a, b)
+            | Attacks(a, b)
+            | AttackedBy(a, b)
+            | Between(a, b)
+            | MakeSquare(a, b)
+            | Ancestor(a, b)
+            | Descendant(a, b)
+            | Distance(a, b)
+            | Lca(a, b)
+            | DictSet(_, a, b)
+            | SquareIter(_, _, a, b)
+            | PieceIter(_, _, a, b)
+            | While(a, b) => {
+                out.push(a);
+                out.push(b);
+            }
+            Not(a)
+            | Neg(a)
+            | Complement(a)
+            | Count(a)
+            | Direction(_, _, _, a)
+            | Shade(_, a)
+            | RankFile(_, a)
+            | Power(a)
+            | Position(a)
+            | Abs(a)
+            | Sqrt(a)
+            | Int(a)
+            | Case(_, a)
+            | Assign(_, _, a)
+            | DictGet(_, a) => out.push(a),
+            If(c, t, e) => {
+                out.push(c);
+                out.push(t);
+                out.extend(e.as_deref());
+            }
+            Compare(a, rest) => {
+                out.push(a);
+                out.extend(rest.iter().map(|(_, x)| x));
+            }
+            Pin(a, b, c) => out.extend([a, b, c].into_iter().flatten().map(|x| &**x)),
+            Child(a) => out.extend(a.as_deref()),
+            Slice(a, b, c, _) => {
+                out.push(a);
+                out.extend(b.as_deref());
+                out.extend(c.as_deref());
+            }
+            Find(f) => out.push(&f.body),
+            Dash(d) | CountMoves(d) => {
+                out.extend(d.from.as_ref());
+                out.extend(d.to.as_ref());
+                out.extend(d.target.as_ref());
+            }
+            Move(m) => {
+                out.extend(m.from.as_ref());
+                out.extend(m.to.as_ref());
+                out.extend(m.capture.as_ref());
+            }
+            Number(_) | Str(_) | True | False | Pieces(_) | Group(_) | Pawns(_) | Fen(_)
+            | Check | Mate | Stalemate | ToMove(_) | SideToMove | ColorConst(_) | Initial
+            | Terminal | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth
+            | PositionId | GameNumber | CurrentPosition | Parent | From | To | Castled(_)
+            | EnPassant | NullMove | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year
+            | Var(_) | Declaration | Unbind(_) => {}
+        }
+        out
+    }
+
+    /// Calls `f` on this node and every node inside it (without recursion: any depth).
+    pub fn walk(&self, f: &mut impl FnMut(&Node)) {
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            f(n);
+            stack.extend(n.children().into_iter().rev());
+        }
+    }
+}

@@ -21,6 +21,7 @@ mod filters;
 pub mod gtql;
 pub mod keywords;
 mod parser;
+pub mod plan;
 pub mod token;
 pub mod transform;
 pub mod types;

@@ -415,13 +415,30 @@ impl Segment {
     pub fn for_each_game(
         &self,
         with_text: bool,
+        f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
+    ) -> Result<()> {
+        self.for_each_game_in(None, with_text, f)
+    }
+
+    /// As [`Segment::for_each_game`], for the games in `only` (segment-local numbers; `None`:
+    /// all): blocks and text chunks without such a game are not decoded.
+    pub fn for_each_game_in(
+        &self,
+        only: Option<&RoaringBitmap>,
+        with_text: bool,
         mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
     ) -> Result<()> {
         let g = &self.data().games;
-        let games = self.games() as usize;
+        let games = self.games();
         let mut chunk_cache: Option<(u32, Vec<u8>)> = None;
         let mut block_cache: Option<(u32, DecodedBlock, u32)> = None;
-        for i in 0..games {
+        let all = 0..games;
+        let picked: &mut dyn Iterator<Item = u32> = match only {
+            Some(set) => &mut set.iter().take_while(|&i| i < games),
+            None => &mut all.into_iter(),
+        };
+        for i in picked {
+            let i = i as usize;
             let block = g.block[i].to_native();
             if block_cache.as_ref().is_none_or(|(b, _, _)| *b != block) {
                 let decoded = self.block_opts(block as usize, false)?;
@@ -477,6 +494,17 @@ impl Segment {
             )?;
         }
         Ok(())
+    }
+
+    /// Segment-local id of each game's first position, and one past the last game's: game `i`
+    /// has positions `starts[i]..starts[i + 1]`.
+    pub fn game_starts(&self) -> Vec<u32> {
+        self.data()
+            .games
+            .pos_start
+            .iter()
+            .map(|x| x.to_native())
+            .collect()
     }
 
     /// Number of position blocks.

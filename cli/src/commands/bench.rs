@@ -169,6 +169,8 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         source,
         output: None,
         format: cqldb::cql::MatchFormat::Pgn,
+        full_scan: false,
+        analyze: false,
         variations: false,
         mainline: false,
         gamenumber: None,

@@ -25,6 +25,12 @@ pub struct Args {
     /// Count only: no output file.
     pub count: bool,
     pub format: MatchFormat,
+    /// No index scans (`--full-scan`).
+    pub full_scan: bool,
+    /// Print the plan instead of the games (`cqldb explain`); with `analyze`, after running
+    /// it with every operator measured.
+    pub explain: bool,
+    pub analyze: bool,
 }
 
 fn range(v: &[i64]) -> Option<(i64, i64)> {
@@ -69,7 +75,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // `-o`, else the header's `output`, else (as the reference program does) `NAME-out.pgn`
     // in the current directory, NAME being the query file's name without its path and
     // extension; `--count` writes nothing.
-    let output = if a.count {
+    let output = if a.count || a.explain {
         None
     } else {
         let header = cqldb_planner::parse(&query)
@@ -94,7 +100,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
         matchcount: range(&a.matchcount),
         silent: a.silent,
         matchstring: a.matchstring.clone(),
+        full_scan: a.full_scan,
+        analyze: a.analyze,
     };
+    if a.explain && !a.analyze {
+        return match cqldb::cql::plan(&run) {
+            Ok(plan) => {
+                print!("{}", plan.explain(&run.query, None));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                Ok(ExitCode::from(1))
+            }
+        };
+    }
     let t = Instant::now();
     let summary = match run_query(&run) {
         Ok(s) => s,
@@ -126,7 +146,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         summary.games as f64 / secs.max(1e-9),
         summary.positions as f64 / secs.max(1e-9) / 1e6
     );
-    if a.count {
+    if a.explain
+        && let Some(plan) = &summary.plan
+    {
+        print!("{}", plan.explain(&run.query, Some(&summary.stats)));
+        println!(
+            "Total: {} matching games, {:.2} ms",
+            summary.matched.len(),
+            secs * 1e3
+        );
+    } else if a.count {
         println!("{}", summary.matched.len());
     }
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,253 @@
+//! Index scans over a segment: a plan's [`Scan`] evaluated on the segment's bitmaps into the
+//! set of candidate positions, and from it the candidate games.
+//!
+//! Sets are roaring bitmaps over segment-local position ids (games over segment-local game
+//! numbers); `not` complements within the segment's positions, `GamesWith` widens a set to the
+//! whole games it touches. Each operator's output size, games and time are recorded for
+//! `EXPLAIN ANALYZE`, in the plan's pre-order.
+
+use std::time::Instant;
+
+use cqldb_planner::ast::CmpOp;
+use cqldb_planner::plan::{OpStats, PositionFlag, Scan};
+use cqldb_storage::{BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
+use roaring::RoaringBitmap;
+use shakmaty::{Color, Role, Square};
+
+/// A segment ready for scans.
+pub struct SegmentScan<'a> {
+    seg: &'a Segment,
+    /// Global number of the segment's first game (from 1).
+    first_game: u64,
+    /// Game `i` has positions `starts[i]..starts[i + 1]`.
+    starts: Vec<u32>,
+    positions: u32,
+    /// The segment's material signatures (read on first use).
+    materials: Option<Vec<MaterialSignature>>,
+    /// Whether to count the games of every operator's output (for `EXPLAIN ANALYZE`).
+    pub count_games: bool,
+}
+
+impl<'a> SegmentScan<'a> {
+    /// Prepares `seg`, whose first game has the global number `first_game`.
+    pub fn new(seg: &'a Segment, first_game: u64) -> Self {
+        let starts = seg.game_starts();
+        let positions = starts.last().copied().unwrap_or(0);
+        Self {
+            seg,
+            first_game,
+            starts,
+            positions,
+            materials: None,
+            count_games: false,
+        }
+    }
+
+    /// The games (segment-local numbers) with a position in `positions`.
+    pub fn games_of(&self, positions: &RoaringBitmap) -> RoaringBitmap {
+        let mut games = RoaringBitmap::new();
+        let mut g = 0usize;
+        let n = self.starts.len().saturating_sub(1);
+        for p in positions {
+            if g < n && p >= self.starts[g + 1] {
+                // Jump to the game holding `p`: starts are ascending.
+                g = self.starts.partition_point(|&s| s <= p).saturating_sub(1);
+            }
+            if g >= n {
+                break;
+            }
+            games.insert(g as u32);
+        }
+        games
+    }
+
+    /// Every position of the games in `games`.
+    pub fn positions_of(&self, games: &RoaringBitmap) -> RoaringBitmap {
+        let mut out = RoaringBitmap::new();
+        for g in games {
+            let g = g as usize;
+            if let (Some(&a), Some(&b)) = (self.starts.get(g), self.starts.get(g + 1)) {
+                out.insert_range(a..b);
+            }
+        }
+        out
+    }
+
+    /// Evaluates `scan`; `stats` receives each operator's measurements in pre-order (it is
+    /// extended as needed and added to, so one vector sums a run over every segment).
+    pub fn eval(
+        &mut self,
+        scan: &Scan,
+        stats: &mut Vec<OpStats>,
+    ) -> cqldb_storage::Result<RoaringBitmap> {
+        let mut index = 0;
+        self.eval_at(scan, stats, &mut index)
+    }
+
+    fn eval_at(
+        &mut self,
+        scan: &Scan,
+        stats: &mut Vec<OpStats>,
+        index: &mut usize,
+    ) -> cqldb_storage::Result<RoaringBitmap> {
+        let me = *index;
+        *index += 1;
+        let t = Instant::now();
+        let set = match scan {
+            Scan::All => self.universe(),
+            Scan::Empty => RoaringBitmap::new(),
+            Scan::Flag(f) => self.seg.bitmap(BitmapKey::flag(flag(*f)))?,
+            Scan::Pieces { pieces, squares } => self.pieces(*pieces, *squares)?,
+            Scan::Material { pieces, op, count } => self.material(*pieces, *op, *count)?,
+            Scan::GameNumbers(lo, hi) => self.positions_of(&self.game_numbers(*lo, *hi)),
+            Scan::GameResult(r) => {
+                let games = self
+                    .seg
+                    .bitmap(BitmapKey::Result(GameResult::from_pgn(r)))?;
+                self.positions_of(&games)
+            }
+            Scan::And(xs) => {
+                let mut acc: Option<RoaringBitmap> = None;
+                for x in xs {
+                    if acc.as_ref().is_some_and(RoaringBitmap::is_empty) {
+                        skip(x, index);
+                        continue;
+                    }
+                    let s = self.eval_at(x, stats, index)?;
+                    acc = Some(match acc {
+                        None => s,
+                        Some(a) => a & s,
+                    });
+                }
+                acc.unwrap_or_else(|| self.universe())
+            }
+            Scan::Or(xs) => {
+                let mut acc = RoaringBitmap::new();
+                for x in xs {
+                    acc |= self.eval_at(x, stats, index)?;
+                }
+                acc
+            }
+            Scan::Not(x) => self.universe() - self.eval_at(x, stats, index)?,
+            Scan::GamesWith(x) => {
+                let inner = self.eval_at(x, stats, index)?;
+                self.positions_of(&self.games_of(&inner))
+            }
+        };
+        if stats.len() <= me {
+            stats.resize(me + 1, OpStats::default());
+        }
+        let st = &mut stats[me];
+        st.positions += set.len();
+        st.micros += t.elapsed().as_micros() as u64;
+        if self.count_games {
+            st.games += self.games_of(&set).len();
+        }
+        Ok(set)
+    }
+
+    fn universe(&self) -> RoaringBitmap {
+        let mut u = RoaringBitmap::new();
+        u.insert_range(0..self.positions);
+        u
+    }
+
+    /// Segment-local numbers of the games numbered `lo..=hi` in the database.
+    fn game_numbers(&self, lo: i64, hi: i64) -> RoaringBitmap {
+        let n = self.starts.len().saturating_sub(1) as i64;
+        let first = self.first_game as i64;
+        let (a, b) = ((lo - first).max(0), (hi - first + 1).min(n));
+        let mut games = RoaringBitmap::new();
+        if a < b {
+            games.insert_range(a as u32..b as u32);
+        }
+        games
+    }
+
+    fn pieces(&self, pieces: u16, squares: u64) -> cqldb_storage::Result<RoaringBitmap> {
+        let mut out = RoaringBitmap::new();
+        for i in (0..12).filter(|i| pieces >> i & 1 == 1) {
+            let (color, role) = piece(i);
+            for sq in (0..64u32).filter(|s| squares >> s & 1 == 1) {
+                out |= self
+                    .seg
+                    .bitmap(BitmapKey::Piece(color, role, Square::new(sq)))?;
+            }
+        }
+        Ok(out)
+    }
+
+    fn material(
+        &mut self,
+        pieces: u16,
+        op: CmpOp,
+        count: i64,
+    ) -> cqldb_storage::Result<RoaringBitmap> {
+        let seg = self.seg;
+        let sigs = self.materials.get_or_insert_with(|| {
+            seg.bitmap_keys()
+                .into_iter()
+                .filter_map(|(k, _)| match k {
+                    BitmapKey::Material(m) => Some(m),
+                    _ => None,
+                })
+                .collect()
+        });
+        let mut out = RoaringBitmap::new();
+        for &sig in sigs.iter() {
+            let n: i64 = (0..12)
+                .filter(|i| pieces >> i & 1 == 1)
+                .map(|i| {
+                    let (color, role) = piece(i);
+                    i64::from(sig.count(color, role))
+                })
+                .sum();
+            if holds(op, n, count) {
+                out |= seg.bitmap(BitmapKey::Material(sig))?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Advances `index` past a scan that was not evaluated (an `and` already empty).
+fn skip(scan: &Scan, index: &mut usize) {
+    scan.visit(&mut |_| *index += 1);
+}
+
+fn flag(f: PositionFlag) -> PositionFlags {
+    match f {
+        PositionFlag::Check => PositionFlags::CHECK,
+        PositionFlag::Mate => PositionFlags::MATE,
+        PositionFlag::Stalemate => PositionFlags::STALEMATE,
+        PositionFlag::Initial => PositionFlags::INITIAL,
+        PositionFlag::Terminal => PositionFlags::TERMINAL,
+        PositionFlag::Mainline => PositionFlags::MAINLINE,
+        PositionFlag::VirtualMainline => PositionFlags::VIRTUAL_MAINLINE,
+        PositionFlag::WhiteToMove => PositionFlags::WHITE_TO_MOVE,
+    }
+}
+
+/// Piece index `i` of a designator: white P N B R Q K, then black.
+fn piece(i: usize) -> (Color, Role) {
+    const ROLES: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    (Color::from_white(i < 6), ROLES[i % 6])
+}
+
+fn holds(op: CmpOp, a: i64, b: i64) -> bool {
+    match op {
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+    }
+}

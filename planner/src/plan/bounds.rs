@@ -1,0 +1,209 @@
+//! What an index can say about a CQL filter: for every filter, two position sets, an *upper*
+//! bound (every position where the filter can match is in it) and a *lower* bound (the filter
+//! matches at every position in it). A filter the index knows exactly has equal bounds; one it
+//! knows nothing of has `All` above and `Empty` below.
+//!
+//! The bounds compose: `and`/`or` of bounds bound `and`/`or`, and `not` swaps them
+//! (`upper(not f) = not lower(f)`), so a candidate set built from upper bounds never loses a
+//! match, and the residual filter decides the rest. Filters that look at another position
+//! (`parent : f`, `position 0 : f`) give game-level bounds: the game must have a position
+//! where `f` can match.
+
+use crate::ast::{CmpOp, Expr, Node, PieceSet};
+
+use super::scan::{PositionFlag, Scan};
+
+/// The bounds of a filter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Every position where the filter can match is in this set.
+    pub upper: Scan,
+    /// The filter matches at every position of this set.
+    pub lower: Scan,
+}
+
+impl Bounds {
+    /// A filter the index answers exactly.
+    pub fn exact(s: Scan) -> Self {
+        Self {
+            upper: s.clone(),
+            lower: s,
+        }
+    }
+
+    /// A filter the index knows nothing of.
+    pub fn unknown() -> Self {
+        Self {
+            upper: Scan::All,
+            lower: Scan::Empty,
+        }
+    }
+
+    /// Whether the index answers the filter exactly.
+    pub fn is_exact(&self) -> bool {
+        self.upper == self.lower
+    }
+
+    fn and(a: Self, b: Self) -> Self {
+        Self {
+            upper: Scan::and(a.upper, b.upper),
+            lower: Scan::and(a.lower, b.lower),
+        }
+    }
+
+    fn or(a: Self, b: Self) -> Self {
+        Self {
+            upper: Scan::or(a.upper, b.upper),
+            lower: Scan::or(a.lower, b.lower),
+        }
+    }
+
+    fn not(a: Self) -> Self {
+        Self {
+            upper: Scan::complement(a.lower),
+            lower: Scan::complement(a.upper),
+        }
+    }
+}
+
+/// The bounds of a query body (its filters must all match).
+pub fn body_bounds(body: &[Node]) -> Bounds {
+    body.iter()
+        .map(bounds)
+        .fold(Bounds::exact(Scan::All), Bounds::and)
+}
+
+/// The bounds of one filter, evaluated as a filter (does it match here?).
+///
+/// Recursion follows the query's nesting, which the parser limits.
+pub fn bounds(n: &Node) -> Bounds {
+    use Expr::*;
+    let flag = |f| Bounds::exact(Scan::Flag(f));
+    match &n.expr {
+        True | Declaration => Bounds::exact(Scan::All),
+        False => Bounds::exact(Scan::Empty),
+        Check => flag(PositionFlag::Check),
+        Mate => flag(PositionFlag::Mate),
+        Stalemate => flag(PositionFlag::Stalemate),
+        Initial => flag(PositionFlag::Initial),
+        Terminal => flag(PositionFlag::Terminal),
+        Mainline => flag(PositionFlag::Mainline),
+        Variation => Bounds::exact(Scan::complement(Scan::Flag(PositionFlag::Mainline))),
+        VirtualMainline => flag(PositionFlag::VirtualMainline),
+        ToMove(true) => flag(PositionFlag::WhiteToMove),
+        ToMove(false) => Bounds::exact(Scan::complement(Scan::Flag(PositionFlag::WhiteToMove))),
+        Pieces(d) => pieces(d),
+        Compound(items) => body_bounds(items),
+        And(a, b) => Bounds::and(bounds(a), bounds(b)),
+        Or(a, b) => Bounds::or(bounds(a), bounds(b)),
+        Not(a) => Bounds::not(bounds(a)),
+        // `flipcolor f` and the other transforms: the original or one of its copies.
+        Transform(alternatives) => alternatives
+            .iter()
+            .map(bounds)
+            .fold(Bounds::exact(Scan::Empty), Bounds::or),
+        Compare(first, rest) => compare(first, rest),
+        // A filter at another position of the game: the game must have a position where it
+        // can match.
+        Colon(_, f) => Bounds {
+            upper: Scan::games_with(bounds(f).upper),
+            lower: Scan::Empty,
+        },
+        // The Result tag equals `r`; the result bitmap also counts a game without the tag by
+        // its termination marker, so it is only an upper bound.
+        Result(r) => Bounds {
+            upper: Scan::GameResult(r.clone()),
+            lower: Scan::Empty,
+        },
+        // Values, and filters the index keeps nothing for.
+        Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
+        | Regex(..) | Group(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Shade(..)
+        | RankFile(..) | Power(_) | Between(..) | Ray(..) | Pin(..) | Pawns(_) | Fen(_)
+        | MakeSquare(..) | SideToMove | ColorConst(_) | Ply | MoveNumber | Depth | PositionId
+        | GameNumber | CurrentPosition | Position(_) | Parent | Child(_) | Ancestor(..)
+        | Descendant(..) | Distance(..) | Lca(..) | Find(_) | Dash(_) | CountMoves(_) | Move(_)
+        | From | To | Castled(_) | EnPassant | NullMove | Primary | Secondary | Tag(..)
+        | Elo(_) | Year | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..)
+        | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..) | Call(..)
+        | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(_) | Unbind(_) => {
+            Bounds::unknown()
+        }
+    }
+}
+
+/// A piece designator as a filter: it matches where its square set is not empty.
+fn pieces(d: &PieceSet) -> Bounds {
+    if d.squares == 0 {
+        return Bounds::exact(Scan::Empty);
+    }
+    if d.pieces == PieceSet::ALL_CONTENTS {
+        // A bare square set (`e4`, `.`) is its squares wherever it is evaluated.
+        return Bounds::exact(Scan::All);
+    }
+    if d.pieces & PieceSet::EMPTY != 0 {
+        // Empty squares have no bitmap of their own.
+        return Bounds::unknown();
+    }
+    if d.squares == u64::MAX {
+        // Anywhere on the board: a king always is; other pieces are counted by the material
+        // signatures, one bitmap per distinct material instead of one per square.
+        const KINGS: u16 = 1 << 5 | 1 << 11;
+        return Bounds::exact(if d.pieces & KINGS != 0 {
+            Scan::All
+        } else {
+            Scan::Material {
+                pieces: d.pieces,
+                op: CmpOp::Ge,
+                count: 1,
+            }
+        });
+    }
+    Bounds::exact(Scan::Pieces {
+        pieces: d.pieces,
+        squares: d.squares,
+    })
+}
+
+/// `R == 1`, `[Aa] <= 5`, `2 < #N`: the number of designated pieces on the whole board
+/// against a number, answered by material signatures. A comparison of anything else, or of a
+/// chain of more than two operands, is left to the residual.
+fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
+    let [(op, second)] = rest else {
+        return Bounds::unknown();
+    };
+    let board_count = |n: &Node| -> Option<u16> {
+        let d = match &n.expr {
+            Expr::Pieces(d) => d,
+            Expr::Count(inner) => match &inner.expr {
+                Expr::Pieces(d) => d,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (d.squares == u64::MAX && d.pieces & !0xfff == 0 && d.pieces != 0).then_some(d.pieces)
+    };
+    let number = |n: &Node| match n.expr {
+        Expr::Number(v) => Some(v),
+        _ => None,
+    };
+    let (pieces, op, count) = match (board_count(first), number(second)) {
+        (Some(p), Some(c)) => (p, *op, c),
+        _ => match (number(first), board_count(second)) {
+            (Some(c), Some(p)) => (p, mirror(*op), c),
+            _ => return Bounds::unknown(),
+        },
+    };
+    Bounds::exact(Scan::Material { pieces, op, count })
+}
+
+/// `a op b` as `b op' a`.
+fn mirror(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        CmpOp::Eq => CmpOp::Eq,
+        CmpOp::Ne => CmpOp::Ne,
+    }
+}

@@ -1,0 +1,89 @@
+//! `order_conjuncts`: the cheapest and most selective operands of an `and` first.
+
+use super::{Draft, Rule};
+use crate::plan::{PositionFlag, Scan};
+
+/// Sorts the operands of every `and` by a static cost: game ranges, then rare flags (mate,
+/// stalemate, initial, terminal), then pieces on few squares, then material counts, then broad
+/// sets. An intersection that becomes empty stops early in the executor, so the order decides
+/// how much is read; it never changes the result.
+pub struct OrderConjuncts;
+
+impl Rule for OrderConjuncts {
+    fn name(&self) -> &'static str {
+        "order_conjuncts"
+    }
+
+    fn apply(&self, d: &mut Draft) -> Option<String> {
+        let u = order(&d.upper);
+        let changed = u != d.upper;
+        d.upper = u;
+        changed.then(|| "cheapest operands first".to_owned())
+    }
+}
+
+/// A rough cost of reading a scan (lower first).
+pub fn cost(s: &Scan) -> u32 {
+    match s {
+        Scan::Empty => 0,
+        Scan::GameNumbers(..) => 1,
+        Scan::Flag(PositionFlag::Mate | PositionFlag::Stalemate | PositionFlag::Initial) => 2,
+        Scan::Flag(PositionFlag::Terminal) => 3,
+        Scan::Flag(PositionFlag::Check) => 4,
+        Scan::GameResult(_) => 5,
+        Scan::Pieces { pieces, squares } => {
+            6 + (pieces.count_ones() * squares.count_ones()).min(90)
+        }
+        Scan::Material { .. } => 50,
+        Scan::Flag(_) => 60,
+        Scan::And(xs) => xs.iter().map(cost).min().unwrap_or(0),
+        Scan::Or(xs) => xs.iter().map(cost).sum::<u32>().min(200),
+        Scan::Not(x) => 100 + cost(x),
+        Scan::GamesWith(x) => 20 + cost(x),
+        Scan::All => 300,
+    }
+}
+
+fn order(s: &Scan) -> Scan {
+    match s {
+        Scan::And(xs) => {
+            let mut xs: Vec<Scan> = xs.iter().map(order).collect();
+            xs.sort_by_key(cost);
+            Scan::And(xs)
+        }
+        Scan::Or(xs) => Scan::Or(xs.iter().map(order).collect()),
+        Scan::Not(x) => Scan::Not(Box::new(order(x))),
+        Scan::GamesWith(x) => Scan::GamesWith(Box::new(order(x))),
+        Scan::All
+        | Scan::Empty
+        | Scan::Flag(_)
+        | Scan::Pieces { .. }
+        | Scan::Material { .. }
+        | Scan::GameNumbers(..)
+        | Scan::GameResult(_) => s.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::rules::tests::draft;
+
+    #[test]
+    fn rare_flags_first() {
+        let mut d = draft("mate");
+        d.upper = Scan::And(vec![
+            Scan::Flag(PositionFlag::Mainline),
+            Scan::Flag(PositionFlag::Mate),
+        ]);
+        assert!(OrderConjuncts.apply(&mut d).is_some());
+        assert_eq!(
+            d.upper,
+            Scan::And(vec![
+                Scan::Flag(PositionFlag::Mate),
+                Scan::Flag(PositionFlag::Mainline)
+            ])
+        );
+        assert!(OrderConjuncts.apply(&mut d).is_none());
+    }
+}

@@ -1,0 +1,95 @@
+//! `simplify`: fewer and smaller set operations for the same sets.
+
+use super::{Draft, Rule};
+use crate::plan::Scan;
+
+/// Flattens nested `and`s and `or`s, drops repeated operands, folds `All`/`Empty`, and turns
+/// a set and its complement under one `and` into `Empty` (under one `or`: `All`).
+pub struct Simplify;
+
+impl Rule for Simplify {
+    fn name(&self) -> &'static str {
+        "simplify"
+    }
+
+    fn apply(&self, d: &mut Draft) -> Option<String> {
+        let (u, l) = (simplify(&d.upper), simplify(&d.lower));
+        let changed = u != d.upper || l != d.lower;
+        d.upper = u;
+        d.lower = l;
+        changed.then(|| "set operations folded".to_owned())
+    }
+}
+
+/// The simplified scan (recursion follows the query's nesting, which the parser limits).
+pub fn simplify(s: &Scan) -> Scan {
+    match s {
+        Scan::And(xs) | Scan::Or(xs) => {
+            let is_and = matches!(s, Scan::And(_));
+            let mut out: Vec<Scan> = Vec::new();
+            for x in xs.iter().map(simplify) {
+                let parts = match x {
+                    Scan::And(ys) if is_and => ys,
+                    Scan::Or(ys) if !is_and => ys,
+                    y => vec![y],
+                };
+                for p in parts {
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+            let (unit, zero) = if is_and {
+                (Scan::All, Scan::Empty)
+            } else {
+                (Scan::Empty, Scan::All)
+            };
+            out.retain(|x| *x != unit);
+            let complementary = out.iter().any(|x| out.contains(&Scan::complement(x.clone())));
+            if out.contains(&zero) || complementary {
+                return zero;
+            }
+            match out.len() {
+                0 => unit,
+                1 => out.pop().unwrap_or(unit),
+                _ if is_and => Scan::And(out),
+                _ => Scan::Or(out),
+            }
+        }
+        Scan::Not(x) => Scan::complement(simplify(x)),
+        Scan::GamesWith(x) => Scan::games_with(simplify(x)),
+        Scan::All
+        | Scan::Empty
+        | Scan::Flag(_)
+        | Scan::Pieces { .. }
+        | Scan::Material { .. }
+        | Scan::GameNumbers(..)
+        | Scan::GameResult(_) => s.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PositionFlag::*;
+
+    #[test]
+    fn folds() {
+        let c = Scan::Flag(Check);
+        let m = Scan::Flag(Mate);
+        let nested = Scan::And(vec![
+            c.clone(),
+            Scan::And(vec![m.clone(), c.clone(), Scan::All]),
+        ]);
+        assert_eq!(simplify(&nested), Scan::And(vec![c.clone(), m.clone()]));
+        assert_eq!(
+            simplify(&Scan::And(vec![c.clone(), Scan::complement(c.clone())])),
+            Scan::Empty
+        );
+        assert_eq!(
+            simplify(&Scan::Or(vec![m.clone(), Scan::complement(m.clone())])),
+            Scan::All
+        );
+        assert_eq!(simplify(&Scan::Or(vec![Scan::Empty, m.clone()])), m);
+    }
+}

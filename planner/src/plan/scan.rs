@@ -1,0 +1,247 @@
+//! Index scans: the position sets an index can produce, as a tree of set operations.
+//!
+//! Every scan names a set of positions of the database: a flag's bitmap, the positions with
+//! some designated piece on some designated square, those whose material satisfies a count,
+//! the positions of games with a number, result or a position in another set. The executor
+//! evaluates a scan over each segment's bitmaps; the planner only builds and rewrites them, so
+//! this file knows no storage.
+
+use std::fmt;
+
+use crate::ast::CmpOp;
+
+/// A position flag with its own bitmap.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PositionFlag {
+    /// `check`
+    Check,
+    /// `mate`
+    Mate,
+    /// `stalemate`
+    Stalemate,
+    /// `initial`: the game's first position.
+    Initial,
+    /// `terminal`: no move follows.
+    Terminal,
+    /// `mainline`: on the main line (depth 0).
+    Mainline,
+    /// `virtualmainline`
+    VirtualMainline,
+    /// White to move (`wtm`).
+    WhiteToMove,
+}
+
+impl PositionFlag {
+    /// The filter's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Check => "check",
+            Self::Mate => "mate",
+            Self::Stalemate => "stalemate",
+            Self::Initial => "initial",
+            Self::Terminal => "terminal",
+            Self::Mainline => "mainline",
+            Self::VirtualMainline => "virtualmainline",
+            Self::WhiteToMove => "wtm",
+        }
+    }
+}
+
+/// A set of positions an index can produce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// Every position.
+    All,
+    /// No position.
+    Empty,
+    /// Positions with a flag.
+    Flag(PositionFlag),
+    /// Positions with some piece of `pieces` (bit i: white P N B R Q K, then black p n b r q
+    /// k) on some square of `squares`.
+    Pieces {
+        /// Designated pieces (12 bits, no empty square).
+        pieces: u16,
+        /// Designated squares (a1 = bit 0).
+        squares: u64,
+    },
+    /// Positions where the number of designated pieces on the whole board compares with
+    /// `count` by `op`.
+    Material {
+        /// Designated pieces (12 bits).
+        pieces: u16,
+        /// Comparison (`count(pieces) op count`).
+        op: CmpOp,
+        /// The number compared with.
+        count: i64,
+    },
+    /// The positions of games numbered `lo..=hi` (numbers from 1 across the database).
+    GameNumbers(i64, i64),
+    /// The positions of games whose result is this (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    GameResult(String),
+    /// Positions in every set.
+    And(Vec<Scan>),
+    /// Positions in some set.
+    Or(Vec<Scan>),
+    /// Positions not in the set.
+    Not(Box<Scan>),
+    /// Every position of each game that has a position in the set.
+    GamesWith(Box<Scan>),
+}
+
+impl Scan {
+    /// `a and b`, folding `All` and `Empty`.
+    pub fn and(a: Scan, b: Scan) -> Scan {
+        match (a, b) {
+            (Scan::Empty, _) | (_, Scan::Empty) => Scan::Empty,
+            (Scan::All, x) | (x, Scan::All) => x,
+            (Scan::And(mut xs), Scan::And(ys)) => {
+                xs.extend(ys);
+                Scan::And(xs)
+            }
+            (Scan::And(mut xs), y) | (y, Scan::And(mut xs)) => {
+                xs.push(y);
+                Scan::And(xs)
+            }
+            (x, y) => Scan::And(vec![x, y]),
+        }
+    }
+
+    /// `a or b`, folding `All` and `Empty`.
+    pub fn or(a: Scan, b: Scan) -> Scan {
+        match (a, b) {
+            (Scan::All, _) | (_, Scan::All) => Scan::All,
+            (Scan::Empty, x) | (x, Scan::Empty) => x,
+            (Scan::Or(mut xs), Scan::Or(ys)) => {
+                xs.extend(ys);
+                Scan::Or(xs)
+            }
+            (Scan::Or(mut xs), y) | (y, Scan::Or(mut xs)) => {
+                xs.push(y);
+                Scan::Or(xs)
+            }
+            (x, y) => Scan::Or(vec![x, y]),
+        }
+    }
+
+    /// `not a`, folding constants and double negation.
+    pub fn complement(a: Scan) -> Scan {
+        match a {
+            Scan::All => Scan::Empty,
+            Scan::Empty => Scan::All,
+            Scan::Not(x) => *x,
+            x => Scan::Not(Box::new(x)),
+        }
+    }
+
+    /// The positions of games with a position in `a`.
+    pub fn games_with(a: Scan) -> Scan {
+        match a {
+            Scan::Empty => Scan::Empty,
+            // Whole-game sets are their own game closure.
+            x @ (Scan::GameNumbers(..) | Scan::GameResult(_) | Scan::GamesWith(_)) => x,
+            x => Scan::GamesWith(Box::new(x)),
+        }
+    }
+
+    /// Calls `f` on this scan and every scan inside it, parents first.
+    pub fn visit(&self, f: &mut impl FnMut(&Scan)) {
+        f(self);
+        match self {
+            Scan::And(xs) | Scan::Or(xs) => xs.iter().for_each(|x| x.visit(f)),
+            Scan::Not(x) | Scan::GamesWith(x) => x.visit(f),
+            Scan::All
+            | Scan::Empty
+            | Scan::Flag(_)
+            | Scan::Pieces { .. }
+            | Scan::Material { .. }
+            | Scan::GameNumbers(..)
+            | Scan::GameResult(_) => {}
+        }
+    }
+
+    /// The operator's one-line description in plans (`IndexScan: flag mate`).
+    pub fn describe(&self) -> String {
+        match self {
+            Scan::All => "AllPositions".into(),
+            Scan::Empty => "NoPositions".into(),
+            Scan::Flag(f) => format!("IndexScan: flag {}", f.name()),
+            Scan::Pieces { pieces, squares } => {
+                format!(
+                    "IndexScan: pieces {} on {}",
+                    piece_names(*pieces),
+                    square_names(*squares)
+                )
+            }
+            Scan::Material { pieces, op, count } => format!(
+                "IndexScan: material #{} {} {count}",
+                piece_names(*pieces),
+                op_text(*op)
+            ),
+            Scan::GameNumbers(lo, hi) => format!("GameScan: gamenumber {lo}..={hi}"),
+            Scan::GameResult(r) => format!("GameScan: result {r}"),
+            Scan::And(_) => "BitmapAnd".into(),
+            Scan::Or(_) => "BitmapOr".into(),
+            Scan::Not(_) => "BitmapNot".into(),
+            Scan::GamesWith(_) => "GamesWith".into(),
+        }
+    }
+
+    /// The children of a set operation.
+    pub fn children(&self) -> Vec<&Scan> {
+        match self {
+            Scan::And(xs) | Scan::Or(xs) => xs.iter().collect(),
+            Scan::Not(x) | Scan::GamesWith(x) => vec![x],
+            Scan::All
+            | Scan::Empty
+            | Scan::Flag(_)
+            | Scan::Pieces { .. }
+            | Scan::Material { .. }
+            | Scan::GameNumbers(..)
+            | Scan::GameResult(_) => Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Scan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// `CmpOp` as written.
+pub fn op_text(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+        CmpOp::Eq => "==",
+        CmpOp::Ne => "!=",
+    }
+}
+
+/// `[RQ]` for a piece mask.
+pub fn piece_names(pieces: u16) -> String {
+    const NAMES: &[u8; 12] = b"PNBRQKpnbrqk";
+    let names: String = (0..12)
+        .filter(|i| pieces >> i & 1 == 1)
+        .map(|i| char::from(NAMES[i]))
+        .collect();
+    if names.len() == 1 {
+        names
+    } else {
+        format!("[{names}]")
+    }
+}
+
+/// `a1-h8`, `e4`, or a count of squares.
+pub fn square_names(squares: u64) -> String {
+    match squares.count_ones() {
+        64 => "a-h1-8".into(),
+        1 => {
+            let s = squares.trailing_zeros();
+            format!("{}{}", char::from(b'a' + (s % 8) as u8), s / 8 + 1)
+        }
+        n => format!("{n} squares"),
+    }
+}
