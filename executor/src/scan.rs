@@ -8,10 +8,9 @@
 
 use std::time::Instant;
 
-use cqldb_planner::ast::CmpOp;
-use cqldb_planner::plan::{OpStats, PositionFlag, Scan};
+use cqldb_planner::plan::{MaterialTest, OpStats, PositionFlag, Scan};
 use cqldb_storage::{BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
-use roaring::RoaringBitmap;
+use roaring::{MultiOps, RoaringBitmap};
 use shakmaty::{Color, Role, Square};
 
 /// A segment ready for scans.
@@ -98,7 +97,7 @@ impl<'a> SegmentScan<'a> {
             Scan::Empty => RoaringBitmap::new(),
             Scan::Flag(f) => self.seg.bitmap(BitmapKey::flag(flag(*f)))?,
             Scan::Pieces { pieces, squares } => self.pieces(*pieces, *squares)?,
-            Scan::Material { pieces, op, count } => self.material(*pieces, *op, *count)?,
+            Scan::Material(tests) => self.material(tests)?,
             Scan::GameNumbers(lo, hi) => self.positions_of(&self.game_numbers(*lo, *hi)),
             Scan::GameResult(r) => {
                 let games = self
@@ -177,12 +176,8 @@ impl<'a> SegmentScan<'a> {
         Ok(out)
     }
 
-    fn material(
-        &mut self,
-        pieces: u16,
-        op: CmpOp,
-        count: i64,
-    ) -> cqldb_storage::Result<RoaringBitmap> {
+    /// The union of the bitmaps of every material that passes all `tests`.
+    fn material(&mut self, tests: &[MaterialTest]) -> cqldb_storage::Result<RoaringBitmap> {
         let seg = self.seg;
         let sigs = self.materials.get_or_insert_with(|| {
             seg.bitmap_keys()
@@ -193,20 +188,22 @@ impl<'a> SegmentScan<'a> {
                 })
                 .collect()
         });
-        let mut out = RoaringBitmap::new();
-        for &sig in sigs.iter() {
-            let n: i64 = (0..12)
-                .filter(|i| pieces >> i & 1 == 1)
-                .map(|i| {
-                    let (color, role) = piece(i);
-                    i64::from(sig.count(color, role))
-                })
-                .sum();
-            if holds(op, n, count) {
-                out |= seg.bitmap(BitmapKey::Material(sig))?;
-            }
-        }
-        Ok(out)
+        let passing = sigs.iter().filter(|&&sig| {
+            tests.iter().all(|t| {
+                let n: i64 = (0..12)
+                    .filter(|i| t.pieces >> i & 1 == 1)
+                    .map(|i| {
+                        let (color, role) = piece(i);
+                        i64::from(sig.count(color, role))
+                    })
+                    .sum();
+                t.holds(n)
+            })
+        });
+        let bitmaps = passing
+            .map(|&sig| seg.bitmap(BitmapKey::Material(sig)))
+            .collect::<cqldb_storage::Result<Vec<_>>>()?;
+        Ok(bitmaps.union())
     }
 }
 
@@ -239,15 +236,4 @@ fn piece(i: usize) -> (Color, Role) {
         Role::King,
     ];
     (Color::from_white(i < 6), ROLES[i % 6])
-}
-
-fn holds(op: CmpOp, a: i64, b: i64) -> bool {
-    match op {
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-    }
 }

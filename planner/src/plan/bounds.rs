@@ -11,7 +11,7 @@
 
 use crate::ast::{CmpOp, Expr, Node, PieceSet};
 
-use super::scan::{PositionFlag, Scan};
+use super::scan::{MaterialTest, PositionFlag, Scan};
 
 /// The bounds of a filter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,11 +151,11 @@ fn pieces(d: &PieceSet) -> Bounds {
         return Bounds::exact(if d.pieces & KINGS != 0 {
             Scan::All
         } else {
-            Scan::Material {
+            Scan::Material(vec![MaterialTest {
                 pieces: d.pieces,
                 op: CmpOp::Ge,
                 count: 1,
-            }
+            }])
         });
     }
     Bounds::exact(Scan::Pieces {
@@ -193,7 +193,7 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
             _ => return Bounds::unknown(),
         },
     };
-    Bounds::exact(Scan::Material { pieces, op, count })
+    Bounds::exact(Scan::Material(vec![MaterialTest { pieces, op, count }]))
 }
 
 /// `a op b` as `b op' a`.

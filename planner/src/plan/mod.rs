@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::ast::Query;
-pub use scan::{PositionFlag, Scan};
+pub use scan::{MaterialTest, PositionFlag, Scan};
 
 /// What the run produces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

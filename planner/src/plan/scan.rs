@@ -47,6 +47,44 @@ impl PositionFlag {
     }
 }
 
+/// A test of the material on the board: the number of designated pieces compared with a
+/// number (`R == 1`, `[Aa] <= 5`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MaterialTest {
+    /// Designated pieces (12 bits: white P N B R Q K, then black).
+    pub pieces: u16,
+    /// Comparison (`count(pieces) op count`).
+    pub op: CmpOp,
+    /// The number compared with.
+    pub count: i64,
+}
+
+impl MaterialTest {
+    /// Whether a count passes.
+    pub fn holds(&self, n: i64) -> bool {
+        match self.op {
+            CmpOp::Lt => n < self.count,
+            CmpOp::Le => n <= self.count,
+            CmpOp::Gt => n > self.count,
+            CmpOp::Ge => n >= self.count,
+            CmpOp::Eq => n == self.count,
+            CmpOp::Ne => n != self.count,
+        }
+    }
+}
+
+impl fmt::Display for MaterialTest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "#{} {} {}",
+            piece_names(self.pieces),
+            op_text(self.op),
+            self.count
+        )
+    }
+}
+
 /// A set of positions an index can produce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scan {
@@ -64,16 +102,9 @@ pub enum Scan {
         /// Designated squares (a1 = bit 0).
         squares: u64,
     },
-    /// Positions where the number of designated pieces on the whole board compares with
-    /// `count` by `op`.
-    Material {
-        /// Designated pieces (12 bits).
-        pieces: u16,
-        /// Comparison (`count(pieces) op count`).
-        op: CmpOp,
-        /// The number compared with.
-        count: i64,
-    },
+    /// Positions whose material passes every test (one material bitmap per distinct
+    /// material, so several tests cost one pass over them).
+    Material(Vec<MaterialTest>),
     /// The positions of games numbered `lo..=hi` (numbers from 1 across the database).
     GameNumbers(i64, i64),
     /// The positions of games whose result is this (`1-0`, `0-1`, `1/2-1/2`, `*`).
@@ -153,7 +184,7 @@ impl Scan {
             | Scan::Empty
             | Scan::Flag(_)
             | Scan::Pieces { .. }
-            | Scan::Material { .. }
+            | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_) => {}
         }
@@ -172,10 +203,13 @@ impl Scan {
                     square_names(*squares)
                 )
             }
-            Scan::Material { pieces, op, count } => format!(
-                "IndexScan: material #{} {} {count}",
-                piece_names(*pieces),
-                op_text(*op)
+            Scan::Material(tests) => format!(
+                "IndexScan: material {}",
+                tests
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             ),
             Scan::GameNumbers(lo, hi) => format!("GameScan: gamenumber {lo}..={hi}"),
             Scan::GameResult(r) => format!("GameScan: result {r}"),
@@ -195,7 +229,7 @@ impl Scan {
             | Scan::Empty
             | Scan::Flag(_)
             | Scan::Pieces { .. }
-            | Scan::Material { .. }
+            | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_) => Vec::new(),
         }

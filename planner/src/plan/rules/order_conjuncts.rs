@@ -34,7 +34,7 @@ pub fn cost(s: &Scan) -> u32 {
         Scan::Pieces { pieces, squares } => {
             6 + (pieces.count_ones() * squares.count_ones()).min(90)
         }
-        Scan::Material { .. } => 50,
+        Scan::Material(_) => 50,
         Scan::Flag(_) => 60,
         Scan::And(xs) => xs.iter().map(cost).min().unwrap_or(0),
         Scan::Or(xs) => xs.iter().map(cost).sum::<u32>().min(200),
@@ -58,7 +58,7 @@ fn order(s: &Scan) -> Scan {
         | Scan::Empty
         | Scan::Flag(_)
         | Scan::Pieces { .. }
-        | Scan::Material { .. }
+        | Scan::Material(_)
         | Scan::GameNumbers(..)
         | Scan::GameResult(_) => s.clone(),
     }

@@ -45,7 +45,12 @@ pub fn simplify(s: &Scan) -> Scan {
                 (Scan::Empty, Scan::All)
             };
             out.retain(|x| *x != unit);
-            let complementary = out.iter().any(|x| out.contains(&Scan::complement(x.clone())));
+            if is_and {
+                merge_material(&mut out);
+            }
+            let complementary = out
+                .iter()
+                .any(|x| out.contains(&Scan::complement(x.clone())));
             if out.contains(&zero) || complementary {
                 return zero;
             }
@@ -62,9 +67,31 @@ pub fn simplify(s: &Scan) -> Scan {
         | Scan::Empty
         | Scan::Flag(_)
         | Scan::Pieces { .. }
-        | Scan::Material { .. }
+        | Scan::Material(_)
         | Scan::GameNumbers(..)
         | Scan::GameResult(_) => s.clone(),
+    }
+}
+
+/// The material tests of one `and`, as one scan: one pass over the material bitmaps instead
+/// of one per test.
+fn merge_material(out: &mut Vec<Scan>) {
+    let mut tests = Vec::new();
+    let mut first = None;
+    let mut i = 0;
+    while i < out.len() {
+        if let Scan::Material(t) = &out[i] {
+            tests.extend(t.iter().copied());
+            first.get_or_insert(i);
+            if first != Some(i) {
+                out.remove(i);
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if let Some(f) = first {
+        out[f] = Scan::Material(tests);
     }
 }
 
@@ -91,5 +118,18 @@ mod tests {
             Scan::All
         );
         assert_eq!(simplify(&Scan::Or(vec![Scan::Empty, m.clone()])), m);
+        let t = |count| crate::plan::MaterialTest {
+            pieces: 1 << 3,
+            op: crate::ast::CmpOp::Eq,
+            count,
+        };
+        assert_eq!(
+            simplify(&Scan::And(vec![
+                Scan::Material(vec![t(1)]),
+                c.clone(),
+                Scan::Material(vec![t(2)])
+            ])),
+            Scan::And(vec![Scan::Material(vec![t(1), t(2)]), c.clone()])
+        );
     }
 }
