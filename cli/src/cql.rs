@@ -450,6 +450,9 @@ fn run_db(
             Some(scan) => {
                 let mut s = cqldb_executor::scan::SegmentScan::new(seg, first);
                 s.count_games = analyze;
+                if scan.uses_tags() {
+                    s.tags = Some(db.tag_reader(entry)?);
+                }
                 let positions = s.eval(scan, &mut stats.scans)?;
                 let games = s.games_of(&positions);
                 if let Some(top) = stats.scans.first_mut()

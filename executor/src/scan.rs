@@ -9,6 +9,7 @@
 use std::time::Instant;
 
 use cqldb_planner::plan::{MaterialTest, OpStats, PositionFlag, Scan};
+use cqldb_storage::tags::TagReader;
 use cqldb_storage::{BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
 use roaring::{MultiOps, RoaringBitmap};
 use shakmaty::{Color, Role, Square};
@@ -25,6 +26,8 @@ pub struct SegmentScan<'a> {
     materials: Option<Vec<MaterialSignature>>,
     /// Whether to count the games of every operator's output (for `EXPLAIN ANALYZE`).
     pub count_games: bool,
+    /// The segment's tag index, for tag scans (without it they give every game).
+    pub tags: Option<TagReader>,
 }
 
 impl<'a> SegmentScan<'a> {
@@ -39,14 +42,38 @@ impl<'a> SegmentScan<'a> {
             positions,
             materials: None,
             count_games: false,
+            tags: None,
         }
     }
 
-    /// The games (segment-local numbers) with a position in `positions`.
+    /// The games (segment-local numbers) with a position in `positions`, walking the smaller
+    /// of the set and its complement: a game is out when all its positions are in the
+    /// complement.
     pub fn games_of(&self, positions: &RoaringBitmap) -> RoaringBitmap {
-        let mut games = RoaringBitmap::new();
-        let mut g = 0usize;
         let n = self.starts.len().saturating_sub(1);
+        if positions.len() > u64::from(self.positions) / 2 {
+            let mut outside = vec![0u32; n];
+            self.per_game(&(self.universe() - positions), |g| outside[g] += 1);
+            let mut games = RoaringBitmap::new();
+            games.insert_range(0..n as u32);
+            for (g, &k) in outside.iter().enumerate() {
+                if k == self.starts[g + 1] - self.starts[g] {
+                    games.remove(g as u32);
+                }
+            }
+            return games;
+        }
+        let mut games = RoaringBitmap::new();
+        self.per_game(positions, |g| {
+            games.insert(g as u32);
+        });
+        games
+    }
+
+    /// Calls `f` with the game of each position of `positions`, in order.
+    fn per_game(&self, positions: &RoaringBitmap, mut f: impl FnMut(usize)) {
+        let n = self.starts.len().saturating_sub(1);
+        let mut g = 0usize;
         for p in positions {
             if g < n && p >= self.starts[g + 1] {
                 // Jump to the game holding `p`: starts are ascending.
@@ -55,9 +82,8 @@ impl<'a> SegmentScan<'a> {
             if g >= n {
                 break;
             }
-            games.insert(g as u32);
+            f(g);
         }
-        games
     }
 
     /// Every position of the games in `games`.
@@ -104,6 +130,18 @@ impl<'a> SegmentScan<'a> {
                     .seg
                     .bitmap(BitmapKey::Result(GameResult::from_pgn(r)))?;
                 self.positions_of(&games)
+            }
+            Scan::GameTag { tag, needle } => {
+                let seg = self.seg;
+                let games_of = |v: u32| seg.bitmap(BitmapKey::TagValue(v));
+                let found = match &self.tags {
+                    Some(t) => t.games_containing(tag, needle, &games_of)?,
+                    None => None,
+                };
+                match found {
+                    Some(games) => self.positions_of(&games),
+                    None => self.universe(),
+                }
             }
             Scan::And(xs) => {
                 let mut acc: Option<RoaringBitmap> = None;

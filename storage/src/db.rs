@@ -364,6 +364,11 @@ impl Database {
             .collect()
     }
 
+    /// The tag index of one of the database's segments.
+    pub fn tag_reader(&self, entry: &SegmentEntry) -> Result<TagReader> {
+        TagReader::open(&self.dir.join(SegmentEntry::tags_dir(entry.id)))
+    }
+
     /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).
     pub fn search_tags(&self, query: &str) -> Result<Vec<u64>> {
         let mut out = Vec::new();

@@ -183,6 +183,69 @@ impl TagReader {
     }
 }
 
+impl TagReader {
+    /// The segment's games some of whose `tag` values (a tag with its own field, see
+    /// [`TEXT_TAGS`]) may contain `needle` as a substring: a superset of those that do, or
+    /// `None` when the index cannot tell (another tag, or a needle without letters or digits).
+    ///
+    /// The field holds each value's words, lowercased. A value containing the needle holds
+    /// every word the needle has whole (delimited inside the needle on both sides); a word at
+    /// the needle's start may be the end of a longer word, one at its end the start of one, and
+    /// a needle of one word may sit anywhere in a word: exact terms for the first kind, term
+    /// regexes for the others, all required in the same value. (Words over 40 bytes are not
+    /// indexed, so a value whose only matching text lies in such a word is missed: names,
+    /// events and sites do not have them.)
+    pub fn games_containing(
+        &self,
+        tag: &str,
+        needle: &str,
+        games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+    ) -> Result<Option<RoaringBitmap>> {
+        use tantivy::query::{BooleanQuery, Query, RegexQuery, TermQuery};
+        use tantivy::schema::IndexRecordOption;
+        use tantivy::tokenizer::TokenStream;
+        let Some(i) = TEXT_TAGS.iter().position(|t| *t == tag) else {
+            return Ok(None);
+        };
+        let field = self.fields.text[i];
+        let mut analyzer = self.index.tokenizer_for_field(field)?;
+        let mut stream = analyzer.token_stream(needle);
+        let mut parts: Vec<(tantivy::query::Occur, Box<dyn Query>)> = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            let word = regex::escape(&t.text);
+            let (open_left, open_right) = (t.offset_from == 0, t.offset_to == needle.len());
+            let q: Box<dyn Query> = match (open_left, open_right) {
+                (false, false) => Box::new(TermQuery::new(
+                    tantivy::Term::from_field_text(field, &t.text),
+                    IndexRecordOption::Basic,
+                )),
+                (true, false) => Box::new(RegexQuery::from_pattern(&format!(".*{word}"), field)?),
+                (false, true) => Box::new(RegexQuery::from_pattern(&format!("{word}.*"), field)?),
+                (true, true) => Box::new(RegexQuery::from_pattern(&format!(".*{word}.*"), field)?),
+            };
+            parts.push((tantivy::query::Occur::Must, q));
+        }
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        let query = BooleanQuery::new(parts);
+        let reader = self.index.reader()?;
+        let searcher = reader.searcher();
+        let mut games = RoaringBitmap::new();
+        for addr in searcher.search(&query, &DocSetCollector)? {
+            let column = searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("value")?;
+            if let Some(v) = column.first(addr.doc_id) {
+                games |= games_of(v as u32)?;
+            }
+        }
+        Ok(Some(games))
+    }
+}
+
 /// Evaluates a parsed tag query to a set of games.
 struct Eval<'a> {
     searcher: &'a Searcher,

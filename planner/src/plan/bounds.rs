@@ -9,7 +9,7 @@
 //! (`parent : f`, `position 0 : f`) give game-level bounds: the game must have a position
 //! where `f` can match.
 
-use crate::ast::{CmpOp, Expr, Node, PieceSet};
+use crate::ast::{CmpOp, Expr, Node, PieceSet, TagField};
 
 use super::scan::{MaterialTest, PositionFlag, Scan};
 
@@ -115,19 +115,101 @@ pub fn bounds(n: &Node) -> Bounds {
             upper: Scan::GameResult(r.clone()),
             lower: Scan::Empty,
         },
+        Tag(field, Some(needle)) => tag(field, needle),
         // Values, and filters the index keeps nothing for.
-        Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
-        | Regex(..) | Group(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Shade(..)
-        | RankFile(..) | Power(_) | Between(..) | Ray(..) | Pin(..) | Pawns(_) | Fen(_)
-        | MakeSquare(..) | SideToMove | ColorConst(_) | Ply | MoveNumber | Depth | PositionId
-        | GameNumber | CurrentPosition | Position(_) | Parent | Child(_) | Ancestor(..)
-        | Descendant(..) | Distance(..) | Lca(..) | Find(_) | Dash(_) | CountMoves(_) | Move(_)
-        | From | To | Castled(_) | EnPassant | NullMove | Primary | Secondary | Tag(..)
-        | Elo(_) | Year | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..)
-        | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..) | Call(..)
-        | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(_) | Unbind(_) => {
-            Bounds::unknown()
-        }
+        Number(_)
+        | Str(_)
+        | If(..)
+        | Binary(..)
+        | Neg(_)
+        | Complement(_)
+        | Count(_)
+        | In(..)
+        | Regex(..)
+        | Group(_)
+        | Attacks(..)
+        | AttackedBy(..)
+        | Direction(..)
+        | Shade(..)
+        | RankFile(..)
+        | Power(_)
+        | Between(..)
+        | Ray(..)
+        | Pin(..)
+        | Pawns(_)
+        | Fen(_)
+        | MakeSquare(..)
+        | SideToMove
+        | ColorConst(_)
+        | Ply
+        | MoveNumber
+        | Depth
+        | PositionId
+        | GameNumber
+        | CurrentPosition
+        | Position(_)
+        | Parent
+        | Child(_)
+        | Ancestor(..)
+        | Descendant(..)
+        | Distance(..)
+        | Lca(..)
+        | Find(_)
+        | Dash(_)
+        | CountMoves(_)
+        | Move(_)
+        | From
+        | To
+        | Castled(_)
+        | EnPassant
+        | NullMove
+        | Primary
+        | Secondary
+        | Tag(_, None)
+        | Elo(_)
+        | Year
+        | Abs(_)
+        | Sqrt(_)
+        | MinMax(..)
+        | Int(_)
+        | ToStr(_)
+        | Case(..)
+        | Slice(..)
+        | Var(_)
+        | Assign(..)
+        | DictGet(..)
+        | DictSet(..)
+        | Call(..)
+        | SquareIter(..)
+        | PieceIter(..)
+        | While(..)
+        | Comment(_)
+        | Message(_)
+        | Unbind(_) => Bounds::unknown(),
+    }
+}
+
+/// `player white "Capa"`, `event "Olympiad"`: the game's tag contains the text; the tag index
+/// gives a superset of those games.
+fn tag(field: &TagField, needle: &str) -> Bounds {
+    let scan = |t: &str| Scan::GameTag {
+        tag: t.to_owned(),
+        needle: needle.to_owned(),
+    };
+    let upper = match field {
+        TagField::Player(Some(true)) => scan("White"),
+        TagField::Player(Some(false)) => scan("Black"),
+        TagField::Player(None) => Scan::or(scan("White"), scan("Black")),
+        TagField::Event => scan("Event"),
+        TagField::Site => scan("Site"),
+        TagField::Date => scan("Date"),
+        TagField::EventDate => scan("EventDate"),
+        TagField::Eco => scan("ECO"),
+        TagField::Named(n) => scan(n),
+    };
+    Bounds {
+        upper,
+        lower: Scan::Empty,
     }
 }
 

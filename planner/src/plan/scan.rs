@@ -109,6 +109,14 @@ pub enum Scan {
     GameNumbers(i64, i64),
     /// The positions of games whose result is this (`1-0`, `0-1`, `1/2-1/2`, `*`).
     GameResult(String),
+    /// The positions of games whose tag `tag` may contain `needle` (the tag index's words;
+    /// a superset), or of every game when the index keeps no words for that tag.
+    GameTag {
+        /// The tag's name (`White`).
+        tag: String,
+        /// The text searched for.
+        needle: String,
+    },
     /// Positions in every set.
     And(Vec<Scan>),
     /// Positions in some set.
@@ -169,7 +177,10 @@ impl Scan {
         match a {
             Scan::Empty => Scan::Empty,
             // Whole-game sets are their own game closure.
-            x @ (Scan::GameNumbers(..) | Scan::GameResult(_) | Scan::GamesWith(_)) => x,
+            x @ (Scan::GameNumbers(..)
+            | Scan::GameResult(_)
+            | Scan::GameTag { .. }
+            | Scan::GamesWith(_)) => x,
             x => Scan::GamesWith(Box::new(x)),
         }
     }
@@ -186,7 +197,8 @@ impl Scan {
             | Scan::Pieces { .. }
             | Scan::Material(_)
             | Scan::GameNumbers(..)
-            | Scan::GameResult(_) => {}
+            | Scan::GameResult(_)
+            | Scan::GameTag { .. } => {}
         }
     }
 
@@ -213,11 +225,19 @@ impl Scan {
             ),
             Scan::GameNumbers(lo, hi) => format!("GameScan: gamenumber {lo}..={hi}"),
             Scan::GameResult(r) => format!("GameScan: result {r}"),
+            Scan::GameTag { tag, needle } => format!("TagScan: {tag} contains {needle:?}"),
             Scan::And(_) => "BitmapAnd".into(),
             Scan::Or(_) => "BitmapOr".into(),
             Scan::Not(_) => "BitmapNot".into(),
             Scan::GamesWith(_) => "GamesWith".into(),
         }
+    }
+
+    /// Whether the scan reads the tag index.
+    pub fn uses_tags(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |s| found |= matches!(s, Scan::GameTag { .. }));
+        found
     }
 
     /// The children of a set operation.
@@ -231,7 +251,8 @@ impl Scan {
             | Scan::Pieces { .. }
             | Scan::Material(_)
             | Scan::GameNumbers(..)
-            | Scan::GameResult(_) => Vec::new(),
+            | Scan::GameResult(_)
+            | Scan::GameTag { .. } => Vec::new(),
         }
     }
 }

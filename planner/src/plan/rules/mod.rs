@@ -3,8 +3,8 @@
 //! Each rule sees the [`Draft`] (the logical plan and what earlier rules decided) and either
 //! rewrites it, returning a note for `EXPLAIN`, or leaves it alone. The order matters and is
 //! fixed in [`RULES`]: whether pruning is allowed at all, then the bounds the index gives, the
-//! header's game filters, the visited positions, simplification, the operators' order, and
-//! last whether the index answers alone.
+//! header's game filters, the visited positions, simplification, the operators' order, whether
+//! the index answers alone, and last whether the scan is worth its cost.
 
 mod answer_from_index;
 mod header_scans;
@@ -12,6 +12,7 @@ mod index_bounds;
 mod keep_full_scan;
 mod order_conjuncts;
 mod simplify;
+mod skip_unselective;
 mod visited_positions;
 
 use super::{LogicalPlan, PhysicalPlan, Residual, RuleNote, Scan};
@@ -22,6 +23,7 @@ pub use index_bounds::IndexBounds;
 pub use keep_full_scan::KeepFullScan;
 pub use order_conjuncts::OrderConjuncts;
 pub use simplify::Simplify;
+pub use skip_unselective::SkipUnselective;
 pub use visited_positions::VisitedPositions;
 
 /// A plan being optimized.
@@ -61,7 +63,7 @@ pub trait Rule {
 }
 
 /// The rules, in the order they run.
-pub const RULES: [&dyn Rule; 7] = [
+pub const RULES: [&dyn Rule; 8] = [
     &KeepFullScan,
     &IndexBounds,
     &HeaderScans,
@@ -69,6 +71,7 @@ pub const RULES: [&dyn Rule; 7] = [
     &Simplify,
     &OrderConjuncts,
     &AnswerFromIndex,
+    &SkipUnselective,
 ];
 
 /// Runs every rule and builds the physical plan.

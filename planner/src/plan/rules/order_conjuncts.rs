@@ -15,9 +15,11 @@ impl Rule for OrderConjuncts {
     }
 
     fn apply(&self, d: &mut Draft) -> Option<String> {
-        let u = order(&d.upper);
+        // Both bounds, so that an exact plan stays visibly exact.
+        let (u, l) = (order(&d.upper), order(&d.lower));
         let changed = u != d.upper;
         d.upper = u;
+        d.lower = l;
         changed.then(|| "cheapest operands first".to_owned())
     }
 }
@@ -31,6 +33,7 @@ pub fn cost(s: &Scan) -> u32 {
         Scan::Flag(PositionFlag::Terminal) => 3,
         Scan::Flag(PositionFlag::Check) => 4,
         Scan::GameResult(_) => 5,
+        Scan::GameTag { .. } => 7,
         Scan::Pieces { pieces, squares } => {
             6 + (pieces.count_ones() * squares.count_ones()).min(90)
         }
@@ -60,7 +63,8 @@ fn order(s: &Scan) -> Scan {
         | Scan::Pieces { .. }
         | Scan::Material(_)
         | Scan::GameNumbers(..)
-        | Scan::GameResult(_) => s.clone(),
+        | Scan::GameResult(_)
+        | Scan::GameTag { .. } => s.clone(),
     }
 }
 

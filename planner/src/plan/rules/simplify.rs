@@ -69,7 +69,8 @@ pub fn simplify(s: &Scan) -> Scan {
         | Scan::Pieces { .. }
         | Scan::Material(_)
         | Scan::GameNumbers(..)
-        | Scan::GameResult(_) => s.clone(),
+        | Scan::GameResult(_)
+        | Scan::GameTag { .. } => s.clone(),
     }
 }
 

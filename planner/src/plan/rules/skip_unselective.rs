@@ -1,0 +1,92 @@
+//! `skip_unselective`: no index scan when it would not narrow the games.
+
+use super::{Draft, Residual, Rule};
+use crate::plan::{PositionFlag, Scan};
+
+/// When the candidates would be nearly every game, the scan only adds its own cost to a full
+/// scan, so pruning is dropped. The estimate is static (rough shares measured on a large real
+/// database; see [`position_share`]); a count the index answers alone is always kept, being
+/// cheaper than any scan of the games.
+pub struct SkipUnselective;
+
+/// The estimated share of games a scan touches above which it is dropped.
+pub const MAX_GAME_SHARE: f64 = 0.9;
+
+/// Positions a game contributes, as independent samples: a game's positions are alike, so a
+/// position share `p` touches about `p × GAME_SPREAD` of the games.
+const GAME_SPREAD: f64 = 20.0;
+
+impl Rule for SkipUnselective {
+    fn name(&self) -> &'static str {
+        "skip_unselective"
+    }
+
+    fn apply(&self, d: &mut Draft) -> Option<String> {
+        if d.no_pruning.is_some() || d.residual == Residual::None || d.upper == Scan::All {
+            return None;
+        }
+        let share = game_share(&d.upper);
+        if share <= MAX_GAME_SHARE {
+            return None;
+        }
+        d.no_pruning = Some("the index would not narrow the games".into());
+        Some(format!(
+            "every game is read (about {:.0} % of the games would be candidates)",
+            share.min(1.0) * 100.0
+        ))
+    }
+}
+
+/// The estimated share of games with a position in the scan.
+pub fn game_share(s: &Scan) -> f64 {
+    (position_share(s) * GAME_SPREAD).min(1.0)
+}
+
+/// The estimated share of positions in the scan (shares measured on 21 M positions of real
+/// games: mate 0.015 %, check 5 %, a given piece on a given square about 0.4 %).
+pub fn position_share(s: &Scan) -> f64 {
+    match s {
+        Scan::All => 1.0,
+        Scan::Empty => 0.0,
+        Scan::Flag(PositionFlag::Mate) => 0.000_15,
+        Scan::Flag(PositionFlag::Stalemate) => 0.000_02,
+        Scan::Flag(PositionFlag::Check) => 0.05,
+        Scan::Flag(PositionFlag::Initial | PositionFlag::Terminal) => 0.012,
+        Scan::Flag(PositionFlag::Mainline) => 0.95,
+        Scan::Flag(PositionFlag::VirtualMainline) => 0.97,
+        Scan::Flag(PositionFlag::WhiteToMove) => 0.5,
+        Scan::Pieces { pieces, squares } => {
+            (0.004 * f64::from(pieces.count_ones() * squares.count_ones())).min(1.0)
+        }
+        Scan::Material(tests) => 0.02f64.powi(tests.len().min(3) as i32),
+        Scan::GameTag { .. } => 0.000_5,
+        Scan::GameResult(_) => 0.4,
+        Scan::GameNumbers(lo, hi) => (0.000_1 * (hi - lo + 1).max(0) as f64).min(1.0),
+        Scan::And(xs) => xs.iter().map(position_share).product(),
+        Scan::Or(xs) => xs.iter().map(position_share).sum::<f64>().min(1.0),
+        Scan::Not(x) => 1.0 - position_share(x),
+        Scan::GamesWith(x) => game_share(x),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::rules::tests::draft;
+
+    #[test]
+    fn broad_scans_are_dropped_rare_ones_kept() {
+        let mut d = draft("check");
+        d.upper = Scan::complement(Scan::Flag(PositionFlag::Check));
+        assert!(SkipUnselective.apply(&mut d).is_some());
+        assert!(d.no_pruning.is_some());
+        let mut d = draft("mate");
+        d.upper = Scan::Flag(PositionFlag::Mate);
+        assert!(SkipUnselective.apply(&mut d).is_none());
+        // A count answered by the index is always kept.
+        let mut d = draft("not check");
+        d.upper = Scan::complement(Scan::Flag(PositionFlag::Check));
+        d.residual = Residual::None;
+        assert!(SkipUnselective.apply(&mut d).is_none());
+    }
+}
