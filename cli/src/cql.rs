@@ -24,6 +24,8 @@ pub enum Source {
     Pgn(Input),
     /// A cqldb database.
     Db(PathBuf),
+    /// A database already open (repeated queries: benchmarks, a server).
+    Open(std::sync::Arc<Database>),
 }
 
 /// How matching games are written.
@@ -305,6 +307,9 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
             let db = Database::open(dir)?;
             sink.summary.stats = run_db(&db, &plan, r.analyze, engine, &mut sink)?;
         }
+        Source::Open(db) => {
+            sink.summary.stats = run_db(db, &plan, r.analyze, engine, &mut sink)?;
+        }
     }
     let t = std::time::Instant::now();
     sink.finish()?;
@@ -450,8 +455,10 @@ fn run_db(
             Some(scan) => {
                 let mut s = cqldb_executor::scan::SegmentScan::new(seg, first);
                 s.count_games = analyze;
+                // A tag index that cannot be read (an older version) only costs the pruning:
+                // tag scans then give every game.
                 if scan.uses_tags() {
-                    s.tags = Some(db.tag_reader(entry)?);
+                    s.tags = db.tag_reader(entry).ok();
                 }
                 let positions = s.eval(scan, &mut stats.scans)?;
                 let games = s.games_of(&positions);

@@ -202,8 +202,13 @@ enum Command {
         /// Database directory.
         #[arg(long)]
         db: PathBuf,
-        /// Tantivy query; bare words search White, Black, Event, Site, Annotator.
+        /// Tantivy query; bare words search White, Black, Event, Site, Annotator
+        /// (`white:kasp*`, `tags.Opening:sicilian`, `result:1-0`, `elo:[2600 TO *]`,
+        /// `year:[1990 TO 1999]`, `eco:[B20 TO B99]`; accents are folded).
         query: String,
+        /// Print only the number of matching games.
+        #[arg(long)]
+        count: bool,
     },
     /// Index the bundled sample of real games into ./cqldb-demo and print its info.
     Demo {
@@ -345,7 +350,7 @@ fn main() -> std::process::ExitCode {
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),
         Command::Positions { db, game } => commands::positions::run(&db, game),
-        Command::Tags { db, query } => commands::tags::run(&db, &query),
+        Command::Tags { db, query, count } => commands::tags::run(&db, &query, count),
         Command::Demo { db } => commands::demo::run(&db),
         Command::Bench { what } => commands::bench::run(what),
     };

@@ -90,7 +90,8 @@ fn index_append_show_positions_tags() {
     );
     // Tag search.
     let out = cqldb(&["tags", "--db", s(&db), "white:kasparov"]);
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    // A header line, then the game.
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
     // Unknown game: a clear error, not a panic.
     let out = cqldb(&["show", "--db", s(&db), "99"]);
     assert!(!out.status.success());
@@ -414,6 +415,71 @@ fn cql_output_files_counts_and_formats() {
     )
     .unwrap();
     assert!(text.contains("Qxf7#"));
+}
+
+/// Tag searches as a user types them: any case of a field, `tags.White` like `white`, accents
+/// folded, prefixes, results and Elo / year / ECO ranges, clear errors, a game list.
+#[test]
+fn tag_searches_a_user_would_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("t.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"Linares\"]\n[Date \"1985.03.01\"]\n[White \"Ljubojević, Ljubomir\"]\n[Black \"Kasparov, Garry\"]\n\
+         [Result \"1-0\"]\n[WhiteElo \"2600\"]\n[BlackElo \"2750\"]\n[ECO \"B90\"]\n[Opening \"Sicilian\"]\n\n1. e4 c5 1-0\n\n\
+         [Event \"Tilburg\"]\n[Date \"1993.10.01\"]\n[White \"Kasparov, Garry\"]\n[Black \"Karpov, Anatoly\"]\n\
+         [Result \"1/2-1/2\"]\n[WhiteElo \"2805\"]\n[BlackElo \"2725\"]\n[ECO \"E15\"]\n\n1. d4 Nf6 1/2-1/2\n",
+    )
+    .unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", "--quiet", "--db", s(&db), s(&pgn)]);
+    let count = |q: &str| -> usize {
+        ok(&["tags", "--db", s(&db), q, "--count"])
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    for (q, n) in [
+        ("tags.White:Kasparov", 1),
+        ("White:kasparov", 1),
+        ("white:Ljubojevic", 1),
+        ("Ljubojević", 1),
+        ("white:ljubo*", 1),
+        ("kasparov", 2),
+        ("result:1-0", 1),
+        ("result:\"1/2-1/2\"", 1),
+        ("tags.Result:\"1-0\"", 1),
+        ("elo:[2740 TO *]", 2),
+        ("whiteelo:[2500 TO 2700]", 1),
+        ("blackelo:{2725 TO 2800]", 1),
+        ("year:[1990 TO 1999]", 1),
+        ("eco:[B20 TO B99]", 1),
+        ("opening:sicilian", 1),
+        ("event:lin*", 1),
+        ("kasparov -result:1-0", 1),
+    ] {
+        assert_eq!(count(q), n, "{q}");
+    }
+    let list = ok(&["tags", "--db", s(&db), "kasparov"]);
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines[0], "game\tWhite\tBlack\tDate\tResult\tECO");
+    assert_eq!(
+        lines[1],
+        "1\tLjubojević, Ljubomir\tKasparov, Garry\t1985.03.01\t1-0\tB90"
+    );
+    for (q, want) in [
+        ("elo:[abc TO 3000]", "not a value"),
+        ("result:2-0", "not a result"),
+        ("white:(", "cannot parse"),
+    ] {
+        let out = cqldb(&["tags", "--db", s(&db), q]);
+        assert_eq!(out.status.code(), Some(1), "{q}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{q}: {err}"
+        );
+    }
 }
 
 /// A reader that closes the pipe early (`| head`) ends the program quietly, never a panic.

@@ -379,7 +379,7 @@ impl Database {
             all.insert_range(0..e.games as u32);
             out.extend(
                 reader
-                    .search(query, &games_of, &all)?
+                    .search(query, &games_of, &all, &|g| segment.game_meta(g))?
                     .into_iter()
                     .map(|g| e.first_game + u64::from(g)),
             );

@@ -386,6 +386,19 @@ impl Segment {
         })
     }
 
+    /// A game's indexed attributes (result, year, ECO, Elos).
+    pub fn game_meta(&self, local: u32) -> Option<GameMeta> {
+        let g = &self.data().games;
+        let i = local as usize;
+        Some(GameMeta {
+            result: GameResult::from_u8(*g.result.get(i)?),
+            year: g.year.get(i)?.to_native(),
+            eco: g.eco.get(i)?.to_native(),
+            white_elo: g.white_elo.get(i)?.to_native(),
+            black_elo: g.black_elo.get(i)?.to_native(),
+        })
+    }
+
     /// The original text of a game, byte for byte.
     pub fn game_text(&self, local: u32) -> Result<Vec<u8>> {
         let g = &self.data().games;

@@ -19,11 +19,12 @@ use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
 use tantivy::collector::DocSetCollector;
 use tantivy::query::QueryParser;
-use tantivy::query_grammar::{Occur, UserInputAst};
-use tantivy::schema::{FAST, Field, OwnedValue, Schema, TEXT};
+use tantivy::query_grammar::{Occur, UserInputAst, UserInputBound, UserInputLeaf};
+use tantivy::schema::{FAST, Field, OwnedValue, Schema};
 use tantivy::{Index, IndexWriter, Searcher, TantivyDocument};
 
 use crate::error::{Result, StorageError};
+use crate::schema::{GameMeta, GameResult};
 
 /// Tags with a dedicated, default-searched field.
 pub const TEXT_TAGS: [&str; 5] = ["White", "Black", "Event", "Site", "Annotator"];
@@ -37,21 +38,43 @@ struct Fields {
     all: Field,
 }
 
+/// The tokenizer of every tag field: words of letters and digits, lowercased, accents folded
+/// (`Ljubojević` is found as `ljubojevic`), words over 40 bytes left out.
+pub const TOKENIZER: &str = "cqldb_tags";
+
+/// Registers [`TOKENIZER`] with an index (a tag index is unreadable without it).
+pub fn register_tokenizer(index: &Index) {
+    use tantivy::tokenizer::{
+        AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+    };
+    let analyzer = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build();
+    index.tokenizers().register(TOKENIZER, analyzer);
+}
+
+/// How tag text is indexed: [`TOKENIZER`]'s words with their positions (for phrases such as
+/// `white:"kasparov, g"` and prefixes such as `white:kasp*`).
+pub fn text_indexing() -> tantivy::schema::TextFieldIndexing {
+    tantivy::schema::TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER)
+        .set_index_option(tantivy::schema::IndexRecordOption::WithFreqsAndPositions)
+}
+
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let value = b.add_u64_field("value", FAST);
+    let text_options =
+        tantivy::schema::TextOptions::default().set_indexing_options(text_indexing());
     let text = TEXT_TAGS
         .iter()
-        .map(|t| b.add_text_field(&t.to_lowercase(), TEXT))
+        .map(|t| b.add_text_field(&t.to_lowercase(), text_options.clone()))
         .collect();
-    // Other tags are searched by term (`tags.Opening:sicilian`); without frequencies and
-    // positions their postings cost a third of the indexing time less.
-    let basic = tantivy::schema::JsonObjectOptions::default().set_indexing_options(
-        tantivy::schema::TextFieldIndexing::default()
-            .set_tokenizer("default")
-            .set_index_option(tantivy::schema::IndexRecordOption::Basic),
-    );
-    let all = b.add_json_field("tags", basic);
+    // Every other tag is a key of one JSON field (`tags.Opening:sicilian`).
+    let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(text_indexing());
+    let all = b.add_json_field("tags", json);
     (b.build(), Fields { value, text, all })
 }
 
@@ -76,6 +99,7 @@ impl TagWriter {
         std::fs::create_dir(dir).map_err(StorageError::io(dir))?;
         let (schema, fields) = schema();
         let index = Index::create_in_dir(dir, schema)?;
+        register_tokenizer(&index);
         let writer = index.writer_with_num_threads(1, WRITER_HEAP)?;
         Ok(Self {
             writer,
@@ -117,7 +141,8 @@ impl TagWriter {
         match TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {
             Some(i) => doc.add_text(self.fields.text[i], value),
             None => {
-                let object = [(name.to_owned(), OwnedValue::Str(value.to_owned()))];
+                // Keys lowercased, so that `tags.Opening`, `tags.opening` and `opening` agree.
+                let object = [(name.to_lowercase(), OwnedValue::Str(value.to_owned()))];
                 doc.add_object(self.fields.all, object.into_iter().collect());
             }
         }
@@ -144,8 +169,15 @@ impl TagReader {
     /// Opens the tag index in `dir`.
     pub fn open(dir: &Path) -> Result<Self> {
         let index = Index::open_in_dir(dir)?;
+        register_tokenizer(&index);
         let (_, fields) = schema();
-        if index.schema().get_field("value").ok() != Some(fields.value) {
+        let current = index
+            .schema()
+            .get_field_entry(fields.all)
+            .field_type()
+            .get_index_record_option()
+            .is_some_and(|o| o.has_positions());
+        if index.schema().get_field("value").ok() != Some(fields.value) || !current {
             return Err(StorageError::corrupt(
                 dir,
                 "tag index of an older cqldb version; index the games again into a new database",
@@ -158,13 +190,20 @@ impl TagReader {
     /// `tags.Opening:sicilian`; bare words search White, Black, Event, Site and Annotator, and
     /// words without `+`/`-`/`AND`/`OR` must all match. Sorted.
     ///
+    /// Field names are forgiving: `White:`, `tags.White:` and `white:` are the same field, any
+    /// other name is a tag, in any case (`opening:`, `tags.Opening:`).
+    /// `result:1-0`, `whiteelo:`, `blackelo:`, `elo:` (either player), `year:` and `eco:` read
+    /// the games' indexed attributes and take ranges (`elo:[2600 TO *]`, `year:{1990 TO
+    /// 2000]`, `eco:[B20 TO B99]`).
+    ///
     /// `games_of(v)` gives the games of value number `v` (the segment's bitmap); `all` is every
-    /// game of the segment (for a query that only excludes).
+    /// game of the segment (for a query that only excludes); `meta(g)` a game's attributes.
     pub fn search(
         &self,
         query: &str,
         games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
         all: &RoaringBitmap,
+        meta: &dyn Fn(u32) -> Option<GameMeta>,
     ) -> Result<Vec<u32>> {
         let ast = tantivy::query_grammar::parse_query(query)
             .map_err(|_| tags_error(format!("cannot parse \"{query}\"")))?;
@@ -178,6 +217,7 @@ impl TagReader {
             parser: &parser,
             games_of,
             all,
+            meta,
         };
         Ok(eval.games(ast)?.into_iter().collect())
     }
@@ -252,6 +292,7 @@ struct Eval<'a> {
     parser: &'a QueryParser,
     games_of: &'a dyn Fn(u32) -> Result<RoaringBitmap>,
     all: &'a RoaringBitmap,
+    meta: &'a dyn Fn(u32) -> Option<GameMeta>,
 }
 
 impl Eval<'_> {
@@ -319,12 +360,93 @@ impl Eval<'_> {
         base - not
     }
 
-    /// Games of one leaf: the union of the games of every value it finds.
+    /// Games of one leaf: a game attribute's test, or the union of the games of every value
+    /// tantivy finds.
     fn leaf(&self, leaf: UserInputAst) -> Result<RoaringBitmap> {
+        let leaf = match leaf {
+            UserInputAst::Leaf(l) => *l,
+            other => return self.tantivy_leaf(other),
+        };
+        if let Some(games) = self.attribute_leaf(&leaf)? {
+            return Ok(games);
+        }
+        let leaf = normalize_fields(leaf);
+        // The grammar marks `"a b*"` as a prefix and keeps the star of `carl*` in the word
+        // (a JSON tag's words are matched whole, as tantivy does: `tags.Date:1985*`).
+        let text_field = |f: Option<&str>| {
+            f.is_none_or(|f| TEXT_TAGS.iter().any(|t| t.to_lowercase() == f))
+        };
+        if let UserInputLeaf::Literal(l) = &leaf
+            && (l.prefix || l.phrase.ends_with('*'))
+            && text_field(l.field_name.as_deref())
+        {
+            return self.prefix_leaf(l.field_name.as_deref(), l.phrase.trim_end_matches('*'));
+        }
+        self.tantivy_leaf(UserInputAst::Leaf(Box::new(leaf)))
+    }
+
+    /// `white:kasp*`, `carl*`, `white:"garry kasp*"`: the words before the last as terms, the
+    /// last as a prefix (word order is not checked), in the tags with their own field.
+    fn prefix_leaf(&self, field: Option<&str>, phrase: &str) -> Result<RoaringBitmap> {
+        use tantivy::query::{BooleanQuery, Occur as O, Query, RegexQuery, TermQuery};
+        use tantivy::tokenizer::TokenStream;
+        let schema = self.searcher.schema();
+        let fields: Vec<Field> = match field {
+            Some(f) => vec![schema.get_field(f)?],
+            None => TEXT_TAGS
+                .iter()
+                .filter_map(|t| schema.get_field(&t.to_lowercase()).ok())
+                .collect(),
+        };
+        let mut any: Vec<(O, Box<dyn Query>)> = Vec::new();
+        for field in fields {
+            let mut analyzer = self.searcher.index().tokenizer_for_field(field)?;
+            let mut stream = analyzer.token_stream(phrase);
+            let mut words = Vec::new();
+            while stream.advance() {
+                words.push(stream.token().text.clone());
+            }
+            let Some(last) = words.pop() else { continue };
+            let mut all: Vec<(O, Box<dyn Query>)> = words
+                .iter()
+                .map(|w| -> (O, Box<dyn Query>) {
+                    let term = tantivy::Term::from_field_text(field, w);
+                    (
+                        O::Must,
+                        Box::new(TermQuery::new(
+                            term,
+                            tantivy::schema::IndexRecordOption::Basic,
+                        )),
+                    )
+                })
+                .collect();
+            let pattern = format!("{}.*", regex::escape(&last));
+            all.push((
+                O::Must,
+                Box::new(RegexQuery::from_pattern(&pattern, field)?),
+            ));
+            any.push((O::Should, Box::new(BooleanQuery::new(all))));
+        }
+        let mut games = RoaringBitmap::new();
+        let query = BooleanQuery::new(any);
+        for addr in self.searcher.search(&query, &DocSetCollector)? {
+            let column = self
+                .searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("value")?;
+            if let Some(v) = column.first(addr.doc_id) {
+                games |= (self.games_of)(v as u32)?;
+            }
+        }
+        Ok(games)
+    }
+
+    fn tantivy_leaf(&self, leaf: UserInputAst) -> Result<RoaringBitmap> {
         let query = self
             .parser
             .build_query_from_user_input_ast(leaf)
-            .map_err(|e| tags_error(e.to_string()))?;
+            .map_err(|e| tags_error(friendly(&e)))?;
         let mut games = RoaringBitmap::new();
         for addr in self.searcher.search(&query, &DocSetCollector)? {
             let column = self
@@ -337,5 +459,163 @@ impl Eval<'_> {
             }
         }
         Ok(games)
+    }
+
+    /// `result:`, `whiteelo:`, `blackelo:`, `elo:`, `year:`, `eco:`: the games whose indexed
+    /// attribute equals the value or lies in the range; `None` for other fields.
+    fn attribute_leaf(&self, leaf: &UserInputLeaf) -> Result<Option<RoaringBitmap>> {
+        let (field, test): (&str, Box<dyn Fn(i64) -> bool>) = match leaf {
+            UserInputLeaf::Literal(l) => {
+                let Some(f) = l.field_name.as_deref() else {
+                    return Ok(None);
+                };
+                let Some(kind) = Attribute::of(f) else {
+                    return Ok(None);
+                };
+                let v = kind.parse(&l.phrase)?;
+                (f, Box::new(move |x| x == v))
+            }
+            UserInputLeaf::Range {
+                field,
+                lower,
+                upper,
+            } => {
+                let Some(f) = field.as_deref() else {
+                    return Ok(None);
+                };
+                let Some(kind) = Attribute::of(f) else {
+                    return Ok(None);
+                };
+                let bound = |b: &UserInputBound| -> Result<Option<(i64, bool)>> {
+                    Ok(match b {
+                        UserInputBound::Inclusive(v) => Some((kind.parse(v)?, true)),
+                        UserInputBound::Exclusive(v) => Some((kind.parse(v)?, false)),
+                        UserInputBound::Unbounded => None,
+                    })
+                };
+                let (lo, hi) = (bound(lower)?, bound(upper)?);
+                (
+                    f,
+                    Box::new(move |x| {
+                        lo.is_none_or(|(l, inc)| if inc { x >= l } else { x > l })
+                            && hi.is_none_or(|(h, inc)| if inc { x <= h } else { x < h })
+                    }),
+                )
+            }
+            _ => return Ok(None),
+        };
+        let Some(kind) = Attribute::of(field) else {
+            return Ok(None);
+        };
+        let mut games = RoaringBitmap::new();
+        for g in self.all {
+            let Some(m) = (self.meta)(g) else { continue };
+            let hit = match kind {
+                Attribute::WhiteElo => m.white_elo > 0 && test(i64::from(m.white_elo)),
+                Attribute::BlackElo => m.black_elo > 0 && test(i64::from(m.black_elo)),
+                Attribute::Elo => {
+                    (m.white_elo > 0 && test(i64::from(m.white_elo)))
+                        || (m.black_elo > 0 && test(i64::from(m.black_elo)))
+                }
+                Attribute::Year => m.year > 0 && test(i64::from(m.year)),
+                Attribute::Eco => m.eco > 0 && test(i64::from(m.eco)),
+                Attribute::Result => test(m.result as i64),
+            };
+            if hit {
+                games.insert(g);
+            }
+        }
+        Ok(Some(games))
+    }
+}
+
+/// Game attributes a tag query can test directly.
+#[derive(Copy, Clone)]
+enum Attribute {
+    WhiteElo,
+    BlackElo,
+    Elo,
+    Year,
+    Eco,
+    Result,
+}
+
+impl Attribute {
+    fn of(field: &str) -> Option<Self> {
+        Some(match field.to_ascii_lowercase().as_str() {
+            "whiteelo" => Self::WhiteElo,
+            "blackelo" => Self::BlackElo,
+            "elo" => Self::Elo,
+            "year" => Self::Year,
+            "eco" => Self::Eco,
+            "result" => Self::Result,
+            _ => return None,
+        })
+    }
+
+    /// A value of the attribute as the number compared.
+    fn parse(self, v: &str) -> Result<i64> {
+        let bad = || tags_error(format!("'{v}' is not a value of this field"));
+        match self {
+            Self::Eco => GameMeta::parse_eco(v).map(i64::from).ok_or_else(bad),
+            Self::Result => match v.trim() {
+                "1-0" | "0-1" | "1/2-1/2" | "*" => Ok(GameResult::from_pgn(v) as i64),
+                _ => Err(tags_error(format!(
+                    "'{v}' is not a result (1-0, 0-1, 1/2-1/2 or *)"
+                ))),
+            },
+            _ => v.trim().parse().map_err(|_| bad()),
+        }
+    }
+}
+
+/// `White:`, `tags.White:` and `white:` name the White field; any other name not a field of
+/// the schema is a tag (`opening:` is `tags.opening`).
+fn normalize_fields(leaf: UserInputLeaf) -> UserInputLeaf {
+    let fix = |f: Option<String>| -> Option<String> {
+        let f = f?;
+        let bare = f.strip_prefix("tags.").unwrap_or(&f);
+        if let Some(t) = TEXT_TAGS.iter().find(|t| t.eq_ignore_ascii_case(bare)) {
+            return Some(t.to_lowercase());
+        }
+        if f == "value" {
+            return Some(f);
+        }
+        Some(format!("tags.{}", bare.to_lowercase()))
+    };
+    match leaf {
+        UserInputLeaf::Literal(mut l) => {
+            l.field_name = fix(l.field_name);
+            UserInputLeaf::Literal(l)
+        }
+        UserInputLeaf::Range {
+            field,
+            lower,
+            upper,
+        } => UserInputLeaf::Range {
+            field: fix(field),
+            lower,
+            upper,
+        },
+        UserInputLeaf::Set { field, elements } => UserInputLeaf::Set {
+            field: fix(field),
+            elements,
+        },
+        other => other,
+    }
+}
+
+/// tantivy's query errors in the words of tag queries.
+fn friendly(e: &tantivy::query::QueryParserError) -> String {
+    use tantivy::query::QueryParserError as E;
+    match e {
+        E::FieldDoesNotExist(f) => format!(
+            "no field '{f}': use white, black, event, site, annotator, tags.NAME for any tag, \
+             or result, whiteelo, blackelo, elo, year, eco"
+        ),
+        E::ExpectedInt(_) | E::ExpectedFloat(_) | E::ExpectedBool(_) => {
+            format!("a value does not fit its field: {e}")
+        }
+        other => format!("cannot run this tag query: {other}"),
     }
 }

@@ -53,6 +53,17 @@ pub enum BenchCommand {
         #[arg(long)]
         keep: Option<PathBuf>,
     },
+    /// A fixed set of CQL queries over databases: each planned and as a full scan, with
+    /// matches, candidate games, in-process latency percentiles (database open and warm),
+    /// the time to write the matching games, and the command's end-to-end time.
+    Query {
+        /// Databases (default: one built from every file in ../shared/data/large).
+        #[arg(long)]
+        db: Vec<PathBuf>,
+        /// Most timed runs per query (each query gets about 3 s).
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+    },
     /// Decode every position block of a database and count mates, against the mate bitmap.
     Scan {
         /// Database directory.
@@ -71,6 +82,26 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
         } => ingest(inputs, threads, db, runs),
         BenchCommand::Scan { db } => scan(&db),
+        BenchCommand::Query { db, runs } => {
+            if db.is_empty() {
+                let dir = std::env::temp_dir()
+                    .join(format!("cqldb-bench-query-db-{}", std::process::id()));
+                let _ = std::fs::remove_dir_all(&dir);
+                let ins: Vec<Input> = default_inputs()?.into_iter().map(Input::Path).collect();
+                super::index::index_inputs(
+                    &ins,
+                    &dir,
+                    IngestOptions::default(),
+                    cqldb_storage::WriterOptions::default().segment_positions,
+                    true,
+                )?;
+                let code = super::bench_query::run(vec![dir.clone()], runs);
+                let _ = std::fs::remove_dir_all(&dir);
+                code
+            } else {
+                super::bench_query::run(db, runs)
+            }
+        }
         BenchCommand::Cql { inputs, db, runs } => cql(inputs, db, runs),
         BenchCommand::Gtql {
             nodes,
@@ -533,7 +564,7 @@ fn default_inputs() -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn peak_rss_mib() -> Option<f64> {
+pub(super) fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bench_query;
 pub mod cql;
 pub mod demo;
 pub mod errors;

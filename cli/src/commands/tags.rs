@@ -1,19 +1,49 @@
-//! `cqldb tags`: games whose tags match a full-text query.
+//! `cqldb tags`: games whose tags match a full-text query, listed with their roster tags.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use cqldb_storage::Database;
 
-/// Prints the matching game numbers with White, Black and Date.
-pub fn run(db: &Path, query: &str) -> Result<ExitCode> {
+/// Prints the matching games, one per line: number, White, Black, Date, Result, ECO
+/// (tab-separated, after a header line); with `count`, only their number.
+pub fn run(db: &Path, query: &str, count: bool) -> Result<ExitCode> {
     let database = Database::open(db)?;
-    let games = database.search_tags(query)?;
-    for g in &games {
-        let info = database.game_info(*g)?;
-        println!("{g}\t{}:{}", info.file, info.line);
+    let games = match database.search_tags(query) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("cqldb: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if count {
+        writeln!(out, "{}", games.len())?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
     }
+    writeln!(out, "game\tWhite\tBlack\tDate\tResult\tECO")?;
+    for &g in &games {
+        let tags = cqldb_indexer::tags::scan_tags(&database.game_text(g)?);
+        let tag = |name: &str| {
+            tags.iter()
+                .find(|(n, _)| n == name)
+                .map_or("", |(_, v)| v.as_str())
+                .replace(['\t', '\n'], " ")
+        };
+        writeln!(
+            out,
+            "{g}\t{}\t{}\t{}\t{}\t{}",
+            tag("White"),
+            tag("Black"),
+            tag("Date"),
+            tag("Result"),
+            tag("ECO")
+        )?;
+    }
+    out.flush()?;
     eprintln!("{} games", games.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,202 @@
+//! `cqldb bench query`: a fixed set of CQL queries over a database, each planned (index scans,
+//! then the residual on candidate games) and as a full scan in the same process, with the
+//! matches, the candidate games, in-process latency percentiles over a warm, open database,
+//! the end-to-end time of the `cqldb` command, and the ratio to the full scan.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use cqldb::cql::{CqlRun, CqlSummary, MatchFormat, Source, run as run_query};
+use cqldb_storage::Database;
+
+/// The benchmark's queries: (what it exercises, CQL body). The first ones the index answers
+/// or narrows; the last ones it cannot help.
+pub const QUERIES: [(&str, &str); 18] = [
+    ("flag: mate", "mate"),
+    ("flag: stalemate", "stalemate"),
+    ("flag: check (broad)", "check"),
+    (
+        "material: rook ending",
+        "R == 1 r == 1 B == 0 b == 0 N == 0 n == 0 Q == 0 q == 0",
+    ),
+    ("material: few pieces", "[Aa] <= 5"),
+    ("piece on square", "Qd4"),
+    ("pieces on squares", "Kg1 kg8 Rf1"),
+    ("tag: player white", "player white \"Capablanca\""),
+    ("tag: event", "event \"Olympiad\""),
+    ("result and flag", "result 0-1 mate"),
+    ("flipcolor", "flipcolor { Pa-h7 check }"),
+    ("tag and flag", "mate player \"Carlsen\""),
+    ("pieces and geometry", "mate Qh7 flipcolor { B attacks k }"),
+    ("game range", "cql(gamenumber 100 110) check"),
+    ("move: promotion", "move promote N"),
+    (
+        "fen",
+        "fen \"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R\"",
+    ),
+    ("no index: attack", "K attacks q"),
+    ("no index: not check", "not check"),
+];
+
+/// Answers larger than this are not written in the benchmark.
+const MAX_WRITTEN: usize = 5_000;
+
+fn run_for(body: &str, source: Source, full_scan: bool, output: Option<PathBuf>) -> CqlRun {
+    let query = if body.starts_with("cql(") {
+        body.to_owned()
+    } else {
+        format!("cql()\n{body}")
+    };
+    CqlRun {
+        query,
+        query_name: "bench".into(),
+        source,
+        output,
+        format: MatchFormat::Pgn,
+        variations: false,
+        mainline: false,
+        gamenumber: None,
+        matchcount: None,
+        silent: false,
+        matchstring: None,
+        full_scan,
+        analyze: false,
+    }
+}
+
+/// Times `f` until `budget` is spent (at least 3 and at most `max` runs); sorted times in ms.
+fn timed(
+    max: usize,
+    budget: Duration,
+    mut f: impl FnMut() -> Result<CqlSummary>,
+) -> Result<(Vec<f64>, CqlSummary)> {
+    let start = Instant::now();
+    let mut times = Vec::new();
+    let mut last = CqlSummary::default();
+    while times.len() < 3 || (times.len() < max && start.elapsed() < budget) {
+        let t = Instant::now();
+        last = f()?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times, last))
+}
+
+fn pct(times: &[f64], p: f64) -> f64 {
+    times[((times.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Runs the benchmark over each database.
+pub fn run(dbs: Vec<PathBuf>, runs: usize) -> Result<ExitCode> {
+    let exe = std::env::current_exe()?;
+    for dir in dbs {
+        let opened = Instant::now();
+        let db = Arc::new(Database::open(&dir)?);
+        let open_ms = opened.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "cqldb bench query: {} ({} games, {} positions; opened in {open_ms:.0} ms)",
+            dir.display(),
+            db.game_count(),
+            db.segments().map(|(e, _)| e.positions).sum::<u64>()
+        );
+        println!(
+            "{:<24} {:>8} {:>9} | {:>8} {:>8} {:>8} | {:>9} {:>8} | {:>9} {:>7} | {:>9}",
+            "query",
+            "matches",
+            "cand.",
+            "p50 ms",
+            "p99 ms",
+            "out ms",
+            "full ms",
+            "ratio",
+            "cli ms",
+            "plan",
+            "scanned"
+        );
+        for (name, body) in QUERIES {
+            let source = || Source::Open(db.clone());
+            let (planned, s) = timed(runs, Duration::from_secs(3), || {
+                run_query(&run_for(body, source(), false, None))
+            })?;
+            let plan = s.plan.clone();
+            let candidates = match plan.as_ref().and_then(|p| p.candidates.as_ref()) {
+                Some(_) => s.stats.scans.first().map_or(0, |t| t.games),
+                None => db.game_count(),
+            };
+            let kind = match &plan {
+                Some(p) if p.residual == cqldb_planner::plan::Residual::None => "index",
+                Some(p) if p.candidates.is_some() => "pruned",
+                _ => "full",
+            };
+            // Writing the matching games (PGN to a discarded file), for answers of a size one
+            // reads (larger ones measure the PGN writer, not the plan).
+            let sink =
+                std::env::temp_dir().join(format!("cqldb-bench-query-{}.pgn", std::process::id()));
+            let out = if s.matched.len() <= MAX_WRITTEN {
+                let (out, written) = timed(runs.min(5), Duration::from_secs(2), || {
+                    run_query(&run_for(body, source(), false, Some(sink.clone())))
+                })?;
+                let _ = std::fs::remove_file(&sink);
+                if written.matched != s.matched {
+                    anyhow::bail!("{name}: writing the games found other games");
+                }
+                format!("{:.1}", pct(&out, 0.5))
+            } else {
+                "-".to_owned()
+            };
+            let (full, f) = timed(1, Duration::ZERO, || {
+                run_query(&run_for(body, source(), true, None))
+            })?;
+            if f.matched != s.matched {
+                anyhow::bail!("{name}: planned and full-scan answers differ");
+            }
+            let cli = cli_ms(&exe, body, &dir)?;
+            let p50 = pct(&planned, 0.5);
+            println!(
+                "{:<24} {:>8} {:>9} | {:>8.1} {:>8.1} {:>8} | {:>9.0} {:>7.1}x | {:>9.0} {:>7} | {:>9}",
+                name,
+                s.matched.len(),
+                candidates,
+                p50,
+                pct(&planned, 0.99),
+                out,
+                pct(&full, 0.5),
+                pct(&full, 0.5) / p50.max(1e-6),
+                cli,
+                kind,
+                s.positions
+            );
+        }
+    }
+    if let Some(rss) = super::bench::peak_rss_mib() {
+        println!("peak RSS: {rss:.0} MiB");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Median wall time of `cqldb cql -cql BODY --db DIR --count` (three runs).
+fn cli_ms(exe: &Path, body: &str, db: &Path) -> Result<f64> {
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut cmd = std::process::Command::new(exe);
+        if let Some(header_end) = body.strip_prefix("cql(").and_then(|b| b.find(')')) {
+            let file = std::env::temp_dir().join(format!("cqldb-bench-{}.cql", std::process::id()));
+            std::fs::write(&file, body)?;
+            let _ = header_end;
+            cmd.arg("cql").arg(&file);
+        } else {
+            cmd.args(["cql", "-cql", body]);
+        }
+        let out = cmd.arg("--db").arg(db).arg("--count").output()?;
+        if !out.status.success() {
+            anyhow::bail!("cqldb cql {body}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[1])
+}
