@@ -165,6 +165,13 @@ enum Command {
         /// Threads evaluating queries (default: all cores); the tree is still read once.
         #[arg(long)]
         threads: Option<usize>,
+        /// With --db: print the plan (the games the index keeps for the pass) instead of
+        /// answering.
+        #[arg(long)]
+        explain: bool,
+        /// With --db: feed every game, using no index scan.
+        #[arg(long)]
+        full_scan: bool,
     },
     /// Totals of a database: games, positions, variations, errors, size.
     Info {
@@ -274,6 +281,8 @@ fn main() -> std::process::ExitCode {
             format,
             limit,
             threads,
+            explain,
+            full_scan,
         } => commands::gtql::run(commands::gtql::Args {
             args,
             file,
@@ -281,6 +290,8 @@ fn main() -> std::process::ExitCode {
             out,
             format,
             limit,
+            explain,
+            full_scan,
             threads: threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             }),

@@ -367,3 +367,49 @@ fn plans_explain_their_stages() {
     assert_eq!(plan.residual, cqldb_planner::plan::Residual::None);
     let _ = Arc::clone(&plan.query);
 }
+
+/// GTQL over game trees: the games the index keeps give the same answers, with the same node
+/// ids, as feeding every game.
+#[test]
+fn gtql_over_games_agrees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("studies");
+    index(&[shared().join("conformance/cql/corpus/studies.pgn")], &db);
+    let run = |q: &str, full: bool| -> String {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cqldb"));
+        cmd.args(["gtql", q, "--db"])
+            .arg(&db)
+            .args(["--format", "csv"]);
+        if full {
+            cmd.arg("--full-scan");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{q}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut pruned = 0;
+    for q in [
+        "node: mate",
+        "node: mate = 1; subtree: count(*) = 0",
+        "node: check and mainline = 0",
+        "node: stalemate or mate",
+        "node: variation; subtree: count(*) > 3",
+        "node: not mainline",
+        "node: terminal and not mate",
+        "node: check = 1 and ply > 20; child: count(*) >= 2",
+        "node: wtm = 0 and check; sibling: count(*) >= 1",
+        "node: initial; child: count([]check = 1) >= 1",
+        "node: mate or ply > 200",
+        "node: count(mate = 1)",
+    ] {
+        let names = cqldb_executor::gtql::game_names();
+        let query = cqldb_planner::gtql::parse_gtql(q, &names).unwrap();
+        pruned += usize::from(cqldb_executor::gtql::games::candidates(&[query]).is_some());
+        assert_eq!(run(q, false), run(q, true), "{q}");
+    }
+    assert!(pruned >= 8, "{pruned}");
+}

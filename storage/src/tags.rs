@@ -373,9 +373,8 @@ impl Eval<'_> {
         let leaf = normalize_fields(leaf);
         // The grammar marks `"a b*"` as a prefix and keeps the star of `carl*` in the word
         // (a JSON tag's words are matched whole, as tantivy does: `tags.Date:1985*`).
-        let text_field = |f: Option<&str>| {
-            f.is_none_or(|f| TEXT_TAGS.iter().any(|t| t.to_lowercase() == f))
-        };
+        let text_field =
+            |f: Option<&str>| f.is_none_or(|f| TEXT_TAGS.iter().any(|t| t.to_lowercase() == f));
         if let UserInputLeaf::Literal(l) = &leaf
             && (l.prefix || l.phrase.ends_with('*'))
             && text_field(l.field_name.as_deref())

@@ -34,6 +34,10 @@ pub struct Args {
     pub limit: Option<usize>,
     /// Threads evaluating queries.
     pub threads: usize,
+    /// Print the plan instead of answering (`--db`).
+    pub explain: bool,
+    /// No index scan (`--db`).
+    pub full_scan: bool,
 }
 
 /// Runs `cqldb gtql ...`.
@@ -195,9 +199,21 @@ fn query(a: Args) -> Result<ExitCode> {
             let database = Database::open(db)?;
             let names = game_names();
             let queries = parse_all(&texts, &names)?;
+            let scan = if a.full_scan {
+                None
+            } else {
+                cqldb_executor::gtql::games::candidates(&queries)
+            };
+            if a.explain {
+                print!(
+                    "{}",
+                    cqldb_planner::plan::gtql::explain(&texts, scan.as_ref())
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             let mut pass =
                 ParallelPass::new(queries.clone(), names.columns(), listing, limit, a.threads);
-            let nodes = feed_games(&database, &queries, &mut pass, listing)?;
+            let nodes = feed_games(&database, &queries, &mut pass, listing, scan.as_ref())?;
             (texts, pass.finish(), names.attrs, nodes)
         } else {
             // `cqldb gtql QUERY TREE` or `cqldb gtql -f FILE TREE`.

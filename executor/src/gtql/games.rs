@@ -3,12 +3,15 @@
 //! algebraic (`"Qd8-h4"`, `"e2e4"`) or SAN (`"Qh4"`, `"exd5"`, `"O-O"`) match.
 
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, MoveLiterals};
+use cqldb_planner::plan::gtql::answer_bounds;
+use cqldb_planner::plan::{PositionFlag, Scan};
 use cqldb_storage::gtl::{CHUNK_NODES, Chunk};
 use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
 use shakmaty::san::{San, SanPlus};
 use shakmaty::{CastlingSide, Role, Square};
 
 use super::{ParallelPass, Pass};
+use crate::scan::SegmentScan;
 
 /// A game-tree attribute's value at a position: `(row, game number, position id)`.
 type GameAttr = fn(&PositionRecord, i64, usize) -> i64;
@@ -221,15 +224,44 @@ fn san(t: &str) -> Option<(i64, i64)> {
     }
 }
 
-/// Feeds every game of `db` to `pass` as one forest (each game's root at level 0), in chunks
+/// The index scan of each game attribute that is a 0/1 flag of the index (for planning).
+pub fn flag_scan(attr: usize) -> Option<Scan> {
+    let flag = |f| Some(Scan::Flag(f));
+    match GAME_ATTRS.get(attr)?.0 {
+        "wtm" => flag(PositionFlag::WhiteToMove),
+        "initial" => flag(PositionFlag::Initial),
+        "terminal" => flag(PositionFlag::Terminal),
+        "mainline" => flag(PositionFlag::Mainline),
+        "variation" => Some(Scan::complement(Scan::Flag(PositionFlag::Mainline))),
+        "virtualmainline" => flag(PositionFlag::VirtualMainline),
+        "check" => flag(PositionFlag::Check),
+        "mate" => flag(PositionFlag::Mate),
+        "stalemate" => flag(PositionFlag::Stalemate),
+        _ => None,
+    }
+}
+
+/// The candidate positions of a batch of queries' answers: the union of each query's (see
+/// [`cqldb_planner::plan::gtql::answer_bounds`]); `None` when some query needs every game.
+pub fn candidates(queries: &[GtqlQuery]) -> Option<Scan> {
+    let mut all = Scan::Empty;
+    for q in queries {
+        all = Scan::or(all, answer_bounds(q, &flag_scan));
+    }
+    (all != Scan::All).then_some(all)
+}
+
+/// Feeds the games of `db` to `pass` as one forest (each game's root at level 0), in chunks
 /// of many games, so `node_id` numbers the database's positions in pre-order, game after game.
-/// Reads the attributes `queries` read (all of them and the moves when `listing`). Returns
-/// the number of nodes.
+/// With `scan`, only the games holding a position of it are fed (their nodes keep the ids
+/// they have in the whole forest). Reads the attributes `queries` read (all of them and the
+/// moves when `listing`). Returns the number of nodes fed.
 pub fn feed_games(
     db: &Database,
     queries: &[GtqlQuery],
     pass: &mut ParallelPass,
     listing: bool,
+    scan: Option<&Scan>,
 ) -> cqldb_storage::Result<u64> {
     let names = game_names();
     let read = Pass::wanted(queries, names.columns());
@@ -238,13 +270,26 @@ pub fn feed_games(
     let mut chunk = Chunk::default();
     chunk.cols.resize(names.columns(), Vec::new());
     let mut nodes = 0u64;
-    let mut number = 0i64;
-    for (_, seg) in db.segments() {
-        seg.for_each_game(false, |_, rows| {
-            number += 1;
+    for (entry, seg) in db.segments() {
+        let first_game = entry.first_game as i64;
+        let starts = seg.game_starts();
+        let games = match scan {
+            Some(s) => {
+                let mut ss = SegmentScan::new(seg, entry.first_game);
+                let positions = ss.eval(s, &mut Vec::new())?;
+                Some(ss.games_of(&positions))
+            }
+            None => None,
+        };
+        seg.for_each_game_in(games.as_ref(), false, |local, rows| {
+            let number = first_game + i64::from(local);
             let p = rows.positions;
             nodes += p.len() as u64;
             chunk.levels.extend(p.iter().map(|r| r.ply));
+            if scan.is_some() {
+                let first = (entry.first_position + u64::from(starts[local as usize])) as i64;
+                chunk.ids.extend(first..first + p.len() as i64);
+            }
             if listing {
                 chunk.moves.extend(p.iter().map(|r| move_text(r.mv)));
             }
@@ -260,6 +305,7 @@ pub fn feed_games(
                 chunk = pass.feed(std::mem::take(&mut chunk));
                 chunk.levels.clear();
                 chunk.moves.clear();
+                chunk.ids.clear();
                 chunk.cols.resize(names.columns(), Vec::new());
                 chunk.cols.iter_mut().for_each(Vec::clear);
             }

@@ -13,6 +13,7 @@
 //! differential tests check exactly that.
 
 pub mod bounds;
+pub mod gtql;
 pub mod rules;
 pub mod scan;
 
@@ -191,7 +192,15 @@ fn micros(us: u64) -> String {
     }
 }
 
-fn render(scan: &Scan, depth: usize, index: &mut usize, stats: Option<&RunStats>, s: &mut String) {
+/// Writes a scan tree, one operator a line, indented by `depth` (with the measured stats of
+/// each operator, in pre-order from `index`).
+pub(crate) fn render(
+    scan: &Scan,
+    depth: usize,
+    index: &mut usize,
+    stats: Option<&RunStats>,
+    s: &mut String,
+) {
     let mut line = format!("{}{}", "  ".repeat(depth), scan.describe());
     if let Some(st) = stats.and_then(|st| st.scans.get(*index)) {
         let _ = write!(

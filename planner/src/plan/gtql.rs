@@ -1,0 +1,131 @@
+//! GTQL over indexed game trees: what the index can say of a query's node part.
+//!
+//! A node is an answer only where the node part holds, so the node part's upper bound (over
+//! the attributes the index keeps as flags: main line, check, mate, ...) bounds the answers;
+//! games without a candidate position hold no answer and are not fed to the pass. Child,
+//! subtree and sibling parts, aggregates and ancestor references are the residual. A
+//! stand-alone count ranges over every node, so it is never pruned.
+
+use crate::gtql::{GExpr, GOp, GtqlQuery, Scope};
+
+use super::bounds::Bounds;
+use super::scan::Scan;
+
+/// The candidate positions of a query's answers, given the index scan of each attribute that
+/// is a 0/1 flag of the index (`None` for the others); `Scan::All` when the index cannot help.
+pub fn answer_bounds(q: &GtqlQuery, flag_of: &dyn Fn(usize) -> Option<Scan>) -> Scan {
+    if q.standalone.is_some() {
+        return Scan::All;
+    }
+    match &q.node {
+        Some(e) => truth(e, flag_of).upper,
+        None => Scan::All,
+    }
+}
+
+/// The bounds of `e` as a condition (true where non-zero).
+fn truth(e: &GExpr, flag_of: &dyn Fn(usize) -> Option<Scan>) -> Bounds {
+    match e {
+        GExpr::Attr(Scope::Bare, a) => flag_of(*a).map_or_else(Bounds::unknown, Bounds::exact),
+        GExpr::Num(n) => Bounds::exact(if *n != 0 { Scan::All } else { Scan::Empty }),
+        GExpr::Not(a) => {
+            let b = truth(a, flag_of);
+            Bounds {
+                upper: Scan::complement(b.lower),
+                lower: Scan::complement(b.upper),
+            }
+        }
+        GExpr::Bin(GOp::And, a, b) => {
+            let (a, b) = (truth(a, flag_of), truth(b, flag_of));
+            Bounds {
+                upper: Scan::and(a.upper, b.upper),
+                lower: Scan::and(a.lower, b.lower),
+            }
+        }
+        GExpr::Bin(GOp::Or, a, b) => {
+            let (a, b) = (truth(a, flag_of), truth(b, flag_of));
+            Bounds {
+                upper: Scan::or(a.upper, b.upper),
+                lower: Scan::or(a.lower, b.lower),
+            }
+        }
+        // `flag = 1`, `flag != 0`, `0 = flag`, ... for a 0/1 flag.
+        GExpr::Bin(op @ (GOp::Eq | GOp::Ne), a, b) => {
+            let (attr, n) = match (&**a, &**b) {
+                (GExpr::Attr(Scope::Bare, x), GExpr::Num(n))
+                | (GExpr::Num(n), GExpr::Attr(Scope::Bare, x)) => (*x, *n),
+                _ => return Bounds::unknown(),
+            };
+            let Some(flag) = flag_of(attr) else {
+                return Bounds::unknown();
+            };
+            let set = match (op, n) {
+                (GOp::Eq, 1) | (GOp::Ne, 0) => flag,
+                (GOp::Eq, 0) | (GOp::Ne, 1) => Scan::complement(flag),
+                (GOp::Eq, _) => Scan::Empty,
+                _ => Scan::All,
+            };
+            Bounds::exact(set)
+        }
+        GExpr::Attr(..)
+        | GExpr::Agg(_)
+        | GExpr::Bin(GOp::BitAnd | GOp::Lt | GOp::Gt | GOp::Le | GOp::Ge, ..) => Bounds::unknown(),
+    }
+}
+
+/// `EXPLAIN` of GTQL queries over game trees: the queries, what the index gives, the pass.
+pub fn explain(queries: &[String], scan: Option<&Scan>) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("Logical plan:\n");
+    for q in queries {
+        let _ = writeln!(s, "  GTQL: {q}");
+    }
+    s.push_str("  Scan: every position of every game, one forest\nRules:\n");
+    match scan {
+        Some(_) => s.push_str("  answer_bounds: candidates from the node parts' flags\n"),
+        None => s.push_str("  answer_bounds: - (a query needs every game)\n"),
+    }
+    s.push_str("Physical plan:\n  Sink: answers\n    Residual: one GTQL pass over the fed games\n");
+    match scan {
+        Some(c) => {
+            s.push_str("      CandidateGames\n");
+            super::render(c, 4, &mut 0, None, &mut s);
+        }
+        None => s.push_str("      FullScan: every game\n"),
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gtql::{GtqlNames, parse_gtql};
+    use crate::plan::PositionFlag;
+
+    #[test]
+    fn node_parts_over_flags() {
+        let names = GtqlNames {
+            attrs: vec!["mate".into(), "mainline".into(), "ply".into()],
+            ..Default::default()
+        };
+        let flag_of = |a: usize| match a {
+            0 => Some(Scan::Flag(PositionFlag::Mate)),
+            1 => Some(Scan::Flag(PositionFlag::Mainline)),
+            _ => None,
+        };
+        let b = |q: &str| answer_bounds(&parse_gtql(q, &names).unwrap(), &flag_of);
+        assert_eq!(b("node: mate"), Scan::Flag(PositionFlag::Mate));
+        assert_eq!(
+            b("node: mate = 1 and ply > 3"),
+            Scan::Flag(PositionFlag::Mate)
+        );
+        assert_eq!(
+            b("node: mainline = 0; subtree: count(*) > 2"),
+            Scan::complement(Scan::Flag(PositionFlag::Mainline))
+        );
+        assert_eq!(b("node: not (mate and ply > 3)"), Scan::All);
+        assert_eq!(b("node: ply > 3"), Scan::All);
+        assert_eq!(b("node: count(mate = 1)"), Scan::All);
+        assert_eq!(b("child: count(*) > 1"), Scan::All);
+    }
+}
