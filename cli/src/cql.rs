@@ -71,6 +71,28 @@ pub struct CqlRun {
     pub analyze: bool,
 }
 
+impl CqlRun {
+    /// A run of `query` over `source` with the defaults of the command line: main line only,
+    /// no output file (a count), the header's settings as they are.
+    pub fn new(query: impl Into<String>, source: Source) -> Self {
+        Self {
+            query: query.into(),
+            query_name: "query".into(),
+            source,
+            output: None,
+            format: MatchFormat::Pgn,
+            variations: false,
+            mainline: false,
+            gamenumber: None,
+            matchcount: None,
+            silent: false,
+            matchstring: None,
+            full_scan: false,
+            analyze: false,
+        }
+    }
+}
+
 /// What a run found.
 #[derive(Debug, Default)]
 pub struct CqlSummary {

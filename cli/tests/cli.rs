@@ -2,32 +2,14 @@
 //! corruption detection and crash safety (SIGKILL part-way through a build).
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cqldb_bench_data::synth::{Generator, SynthOptions};
 use cqldb_storage::Database;
 
-fn cqldb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cqldb"))
-        .args(args)
-        .output()
-        .expect("run cqldb")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = cqldb(args);
-    assert!(
-        out.status.success(),
-        "cqldb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{cqldb, ok, s};
 
 #[test]
 fn demo_builds_and_reports() {

@@ -4,30 +4,11 @@
 //! ids, values and answers must be the log's own, in every output format.
 
 use std::path::Path;
-use std::process::Command;
 
 use proptest::prelude::*;
 
-fn cqldb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cqldb"))
-        .args(args)
-        .output()
-        .expect("run cqldb")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = cqldb(args);
-    assert!(
-        out.status.success(),
-        "cqldb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{cqldb, ok, s};
 
 /// A node of a tree as the engine saw it.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use cqldb::cql::{CqlRun, MatchFormat, Source, logical_plan, run_plan};
+use cqldb::cql::{CqlRun, Source, logical_plan, run_plan};
 use cqldb_planner::plan::rules::{Draft, RULES, Rule, optimize_with};
 use cqldb_planner::plan::{PhysicalPlan, Scan};
 use proptest::prelude::*;
@@ -40,19 +40,10 @@ fn index(inputs: &[PathBuf], db: &Path) {
 
 fn cql_run(query: &str, db: &Path, variations: bool, full_scan: bool, out: &Path) -> CqlRun {
     CqlRun {
-        query: query.to_owned(),
-        query_name: "q".into(),
-        source: Source::Db(db.to_owned()),
         output: Some(out.to_owned()),
-        format: MatchFormat::Pgn,
         variations,
-        mainline: false,
-        gamenumber: None,
-        matchcount: None,
-        silent: false,
-        matchstring: None,
         full_scan,
-        analyze: false,
+        ..CqlRun::new(query, Source::Db(db.to_owned()))
     }
 }
 

@@ -269,21 +269,29 @@ impl TagReader {
         if parts.is_empty() {
             return Ok(None);
         }
-        let query = BooleanQuery::new(parts);
         let reader = self.index.reader()?;
-        let searcher = reader.searcher();
-        let mut games = RoaringBitmap::new();
-        for addr in searcher.search(&query, &DocSetCollector)? {
-            let column = searcher
-                .segment_reader(addr.segment_ord)
-                .fast_fields()
-                .u64("value")?;
-            if let Some(v) = column.first(addr.doc_id) {
-                games |= games_of(v as u32)?;
-            }
-        }
+        let games = games_of_values(&reader.searcher(), &BooleanQuery::new(parts), games_of)?;
         Ok(Some(games))
     }
+}
+
+/// The games of every tag value (document) `query` finds: the union of their bitmaps.
+fn games_of_values(
+    searcher: &Searcher,
+    query: &dyn tantivy::query::Query,
+    games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+) -> Result<RoaringBitmap> {
+    let mut games = RoaringBitmap::new();
+    for addr in searcher.search(query, &DocSetCollector)? {
+        let column = searcher
+            .segment_reader(addr.segment_ord)
+            .fast_fields()
+            .u64("value")?;
+        if let Some(v) = column.first(addr.doc_id) {
+            games |= games_of(v as u32)?;
+        }
+    }
+    Ok(games)
 }
 
 /// Evaluates a parsed tag query to a set of games.
@@ -426,19 +434,7 @@ impl Eval<'_> {
             ));
             any.push((O::Should, Box::new(BooleanQuery::new(all))));
         }
-        let mut games = RoaringBitmap::new();
-        let query = BooleanQuery::new(any);
-        for addr in self.searcher.search(&query, &DocSetCollector)? {
-            let column = self
-                .searcher
-                .segment_reader(addr.segment_ord)
-                .fast_fields()
-                .u64("value")?;
-            if let Some(v) = column.first(addr.doc_id) {
-                games |= (self.games_of)(v as u32)?;
-            }
-        }
-        Ok(games)
+        games_of_values(self.searcher, &BooleanQuery::new(any), self.games_of)
     }
 
     fn tantivy_leaf(&self, leaf: UserInputAst) -> Result<RoaringBitmap> {
@@ -446,18 +442,7 @@ impl Eval<'_> {
             .parser
             .build_query_from_user_input_ast(leaf)
             .map_err(|e| tags_error(friendly(&e)))?;
-        let mut games = RoaringBitmap::new();
-        for addr in self.searcher.search(&query, &DocSetCollector)? {
-            let column = self
-                .searcher
-                .segment_reader(addr.segment_ord)
-                .fast_fields()
-                .u64("value")?;
-            if let Some(v) = column.first(addr.doc_id) {
-                games |= (self.games_of)(v as u32)?;
-            }
-        }
-        Ok(games)
+        games_of_values(self.searcher, &query, self.games_of)
     }
 
     /// `result:`, `whiteelo:`, `blackelo:`, `elo:`, `year:`, `eco:`: the games whose indexed

@@ -195,19 +195,8 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         }
     };
     let make = |body: &str, source: Source| CqlRun {
-        query: format!("cql()\n{body}"),
         query_name: "bench".into(),
-        source,
-        output: None,
-        format: cqldb::cql::MatchFormat::Pgn,
-        full_scan: false,
-        analyze: false,
-        variations: false,
-        mainline: false,
-        gamenumber: None,
-        matchcount: None,
-        silent: false,
-        matchstring: None,
+        ..CqlRun::new(format!("cql()\n{body}"), source)
     };
     println!(
         "baseline: bare pgn-reader + shakmaty replay, 1 thread: {:.0} games/s ({} games)",

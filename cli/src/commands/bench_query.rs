@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use cqldb::cql::{CqlRun, CqlSummary, MatchFormat, Source, run as run_query};
+use cqldb::cql::{CqlRun, CqlSummary, Source, run as run_query};
 use cqldb_storage::Database;
 
 /// The benchmark's queries: (what it exercises, CQL body). The first ones the index answers
@@ -51,19 +51,10 @@ fn run_for(body: &str, source: Source, full_scan: bool, output: Option<PathBuf>)
         format!("cql()\n{body}")
     };
     CqlRun {
-        query,
         query_name: "bench".into(),
-        source,
         output,
-        format: MatchFormat::Pgn,
-        variations: false,
-        mainline: false,
-        gamenumber: None,
-        matchcount: None,
-        silent: false,
-        matchstring: None,
         full_scan,
-        analyze: false,
+        ..CqlRun::new(query, source)
     }
 }
 
