@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use cqldb_planner::Query;
 use cqldb_planner::ast::*;
+use cqldb_planner::transform;
 use rustc_hash::FxHashMap;
 
 use crate::board;
@@ -51,6 +52,9 @@ pub struct Cx<'g> {
     pub chess: FxHashMap<u32, shakmaty::Chess>,
     /// Evaluation problems (see [`GameMatch::warnings`]).
     pub warnings: Vec<String>,
+    /// Whether colours are swapped (inside a `flipcolor` copy): colour- and direction-bound
+    /// literals are read through `cqldb_planner::transform`.
+    pub flip: bool,
     call_depth: usize,
     steps: u64,
 }
@@ -130,6 +134,7 @@ impl Engine {
             messages: Vec::new(),
             chess: FxHashMap::default(),
             warnings: Vec::new(),
+            flip: false,
             call_depth: 0,
             steps: 0,
         };
@@ -170,7 +175,11 @@ impl Engine {
             Str(s) => Some(Value::Str(s.clone())),
             True | Declaration => Some(Value::Matched),
             False => None,
-            Pieces(d) => Some(Value::Set(board::designate(rec, d))),
+            Pieces(d) => Some(Value::Set(if cx.flip {
+                board::designate(rec, &transform::flip_piece_set(*d))
+            } else {
+                board::designate(rec, d)
+            })),
             Compound(items) => {
                 let mut last = Value::Matched;
                 for it in items {
@@ -315,7 +324,12 @@ impl Engine {
             }
             Direction(d, lo, hi, a) => {
                 let x = self.set_of(a, cx)?;
-                Some(Value::Set(board::direction(*d, *lo, *hi, x)))
+                let d = if cx.flip {
+                    transform::flip_direction(*d)
+                } else {
+                    *d
+                };
+                Some(Value::Set(board::direction(d, *lo, *hi, x)))
             }
             Shade(light, a) => {
                 let x = self.set_of(a, cx)?;
@@ -348,7 +362,12 @@ impl Engine {
                     sets.push(self.set_of(a, cx)?);
                 }
                 let rec = &cx.game.positions[cx.cur as usize];
-                Some(Value::Set(board::ray(rec, *dir, &sets)))
+                let dir = if cx.flip {
+                    dir.map(transform::flip_direction)
+                } else {
+                    *dir
+                };
+                Some(Value::Set(board::ray(rec, dir, &sets)))
             }
             Pin(from, through, to) => {
                 let from_set = match from {
@@ -371,8 +390,15 @@ impl Engine {
             }
             Pawns(kind) => Some(Value::Set(board::pawns(rec, *kind))),
             Fen(cells) => {
+                let flip = cx.flip;
                 let ok = (0..64u32).all(|sq| {
-                    let want = cells[sq as usize];
+                    // With colours swapped, the pattern's square mirrored holds the piece of
+                    // the other colour.
+                    let want = if flip {
+                        transform::flip_cell(cells[transform::mirror_square(sq as usize)])
+                    } else {
+                        cells[sq as usize]
+                    };
                     want == 13 || board::piece_on(rec, sq).map_or(12, |p| p as u8) == want
                 });
                 ok.then_some(Value::Matched)
@@ -398,15 +424,14 @@ impl Engine {
                 .flags
                 .contains(cqldb_storage::PositionFlags::STALEMATE)
                 .then_some(Value::Matched),
-            ToMove(white) => {
-                ((rec.turn() == shakmaty::Color::White) == *white).then_some(Value::Matched)
-            }
+            ToMove(white) => ((rec.turn() == shakmaty::Color::White) == (*white != cx.flip))
+                .then_some(Value::Matched),
             SideToMove => Some(Value::Num(if rec.turn() == shakmaty::Color::White {
                 1
             } else {
                 -1
             })),
-            ColorConst(c) => Some(Value::Num(*c)),
+            ColorConst(c) => Some(Value::Num(if cx.flip { -c } else { *c })),
             Abs(a) => match self.eval(a, cx)? {
                 Value::Num(v) => Some(Value::Num(v.abs())),
                 _ => None,
@@ -590,13 +615,44 @@ impl Engine {
                 ));
                 Some(Value::Matched)
             }
-            Transform(alts) => {
-                for a in alts {
-                    let v = self.eval(a, cx);
+            Transform(kind, body) => {
+                // Transforms directly inside one another (or inside a compound of one filter)
+                // reach each colour state at most once: `flipcolor { flipcolor X }` evaluates
+                // X twice, not four times.
+                let mut states = vec![cx.flip];
+                let mut inner: &Node = body;
+                let mut kinds = vec![*kind];
+                loop {
+                    match &inner.expr {
+                        Transform(k, b) => {
+                            kinds.push(*k);
+                            inner = b;
+                        }
+                        Compound(items) if items.len() == 1 => inner = &items[0],
+                        _ => break,
+                    }
+                }
+                for k in kinds {
+                    let mut next = Vec::with_capacity(2);
+                    for &s in &states {
+                        for &swap in k.copies() {
+                            if !next.contains(&(s != swap)) {
+                                next.push(s != swap);
+                            }
+                        }
+                    }
+                    states = next;
+                }
+                let saved = cx.flip;
+                for flip in states {
+                    cx.flip = flip;
+                    let v = self.eval(inner, cx);
                     if matches(&v) {
+                        cx.flip = saved;
                         return v;
                     }
                 }
+                cx.flip = saved;
                 None
             }
             Tag(..) | Result(_) | Elo(_) | Year | GameNumber => self.eval_tag(&n.expr, cx),
@@ -639,9 +695,13 @@ impl Engine {
         for (&s, v) in func.params.iter().zip(values) {
             self.vars[s] = Some(v);
         }
+        // A transform around a call swaps the colours of its arguments, not of the function's
+        // body (as when transforms copied the query).
+        let flip = std::mem::replace(&mut cx.flip, false);
         cx.call_depth += 1;
         let r = self.eval(&func.body, cx);
         cx.call_depth -= 1;
+        cx.flip = flip;
         for (&s, v) in func.params.iter().zip(saved) {
             self.vars[s] = v;
         }

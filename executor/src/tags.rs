@@ -12,7 +12,11 @@ impl Engine {
             Expr::GameNumber => Some(Value::Num(g.number as i64)),
             Expr::Result(r) => (g.tag("Result") == Some(r.as_str())).then_some(Value::Matched),
             Expr::Elo(white) => {
-                let v = g.tag(if *white { "WhiteElo" } else { "BlackElo" })?;
+                let v = g.tag(if *white != cx.flip {
+                    "WhiteElo"
+                } else {
+                    "BlackElo"
+                })?;
                 v.trim().parse::<i64>().ok().map(Value::Num)
             }
             Expr::Year => {

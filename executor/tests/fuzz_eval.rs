@@ -175,3 +175,31 @@ fn endless_loop_and_recursion_stop() {
         let _ = e.run_game(&g);
     }
 }
+
+/// Transforms run at evaluation time: 30 nested `flipcolor`s parse into a small tree and
+/// evaluate each colour state once, in bounded time and memory.
+#[test]
+fn nested_flipcolors_are_bounded() {
+    let q = format!(
+        "cql() {}Ke1 ka8{}",
+        "flipcolor {".repeat(30),
+        "}".repeat(30)
+    );
+    let query = cqldb_planner::parse(&q).expect("parses");
+    let mut engine = cqldb_executor::Engine::new(query, false);
+    let pgn = b"[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n".to_vec();
+    let raw = cqldb_indexer::split::Splitter::new(std::io::Cursor::new(pgn))
+        .next_game()
+        .unwrap()
+        .unwrap();
+    let g = cqldb_indexer::flatten::index_game(raw, 0);
+    let game = cqldb_executor::Game::new(1, g.positions, g.tags, false);
+    let t = std::time::Instant::now();
+    let m = engine.run_game(&game);
+    assert!(m.matched.is_empty());
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        t.elapsed()
+    );
+}

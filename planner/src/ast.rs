@@ -458,13 +458,34 @@ pub enum Expr {
     Comment(Vec<Node>),
     /// `message(...)`
     Message(Vec<Node>),
-    /// A transform such as `flipcolor f`: the original and its transformed copies; matches if
-    /// any of them does.
-    Transform(Vec<Node>),
+    /// A transform such as `flipcolor f`: the filter evaluated as it is and as each of its
+    /// transformed copies (colours swapped at run time, no copy of the tree); matches if any
+    /// of them does.
+    Transform(TransformKind, Box<Node>),
     /// `dictionary D` and other declarations: always matches.
     Declaration,
     /// `unbind x`
     Unbind(usize),
+}
+
+/// Which copies of its filter a transform evaluates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TransformKind {
+    /// `flipcolor`: the filter, then with the colours swapped.
+    FlipColor,
+    /// `reversecolor`: only with the colours swapped.
+    ReverseColor,
+}
+
+impl TransformKind {
+    /// For each copy evaluated, in order: whether the colours are swapped (white pieces read
+    /// as black ones, ranks mirrored, the side to move exchanged).
+    pub fn copies(self) -> &'static [bool] {
+        match self {
+            Self::FlipColor => &[false, true],
+            Self::ReverseColor => &[true],
+        }
+    }
 }
 
 /// A user function: parameter slots and body.
@@ -549,8 +570,7 @@ impl Node {
             | ToStr(xs)
             | Call(_, xs)
             | Comment(xs)
-            | Message(xs)
-            | Transform(xs) => out.extend(xs),
+            | Message(xs) => out.extend(xs),
             And(a, b)
             | Or(a, b)
             | Binary(_, a, b)
@@ -586,7 +606,8 @@ impl Node {
             | Int(a)
             | Case(_, a)
             | Assign(_, _, a)
-            | DictGet(_, a) => out.push(a),
+            | DictGet(_, a)
+            | Transform(_, a) => out.push(a),
             If(c, t, e) => {
                 out.push(c);
                 out.push(t);

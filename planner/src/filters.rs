@@ -274,12 +274,11 @@ impl Parser {
             }
             "flipcolor" => {
                 let body = self.unary()?;
-                let flipped = crate::transform::flip_color(&body);
-                Some(Expr::Transform(vec![body, flipped]))
+                Some(Expr::Transform(TransformKind::FlipColor, Box::new(body)))
             }
             "reversecolor" => {
                 let body = self.unary()?;
-                Some(Expr::Transform(vec![crate::transform::flip_color(&body)]))
+                Some(Expr::Transform(TransformKind::ReverseColor, Box::new(body)))
             }
             "echo" => {
                 self.echo_names()?;

@@ -80,7 +80,42 @@ pub fn ty_of(n: &Node, p: &Parser) -> Ty {
             if ta == tb { ta } else { Ty::Unknown }
         }
         Assign(..) | DictSet(..) | DictGet(..) | Call(..) => Ty::Unknown,
-        _ => Ty::Logical,
+        // Filters that match or not, without a value of their own (listed, not caught by a
+        // wildcard, so that a new filter must be given its type here).
+        True
+        | False
+        | And(..)
+        | Or(..)
+        | Not(_)
+        | If(_, _, None)
+        | Compare(..)
+        | In(..)
+        | Regex(..)
+        | Fen(_)
+        | Check
+        | Mate
+        | Stalemate
+        | ToMove(_)
+        | Initial
+        | Terminal
+        | Mainline
+        | Variation
+        | VirtualMainline
+        | Ancestor(..)
+        | Descendant(..)
+        | Castled(_)
+        | EnPassant
+        | NullMove
+        | Primary
+        | Secondary
+        | SquareIter(..)
+        | PieceIter(..)
+        | While(..)
+        | Comment(_)
+        | Message(_)
+        | Transform(..)
+        | Declaration
+        | Unbind(_) => Ty::Logical,
     }
 }
 

@@ -11,6 +11,7 @@
 
 use crate::ast::{CmpOp, Expr, Node, PieceSet, TagField};
 
+use super::rules::simplify::simplify;
 use super::scan::{MaterialTest, PositionFlag, Scan};
 
 /// The bounds of a filter.
@@ -97,11 +98,30 @@ pub fn bounds(n: &Node) -> Bounds {
         And(a, b) => Bounds::and(bounds(a), bounds(b)),
         Or(a, b) => Bounds::or(bounds(a), bounds(b)),
         Not(a) => Bounds::not(bounds(a)),
-        // `flipcolor f` and the other transforms: the original or one of its copies.
-        Transform(alternatives) => alternatives
-            .iter()
-            .map(bounds)
-            .fold(Bounds::exact(Scan::Empty), Bounds::or),
+        // `flipcolor f` and the other transforms: the filter or one of its copies.
+        // Simplified at once: a nested transform's copies repeat (`flipcolor flipcolor f` has
+        // f and its flip twice each), and must not double at every level.
+        Transform(kind, body) => {
+            let b = bounds(body);
+            let all = kind
+                .copies()
+                .iter()
+                .map(|&flip| {
+                    if flip {
+                        Bounds {
+                            upper: b.upper.flip_colors(),
+                            lower: b.lower.flip_colors(),
+                        }
+                    } else {
+                        b.clone()
+                    }
+                })
+                .fold(Bounds::exact(Scan::Empty), Bounds::or);
+            Bounds {
+                upper: simplify(&all.upper),
+                lower: simplify(&all.lower),
+            }
+        }
         Compare(first, rest) => compare(first, rest),
         // A filter at another position of the game: the game must have a position where it
         // can match.

@@ -233,6 +233,41 @@ impl Scan {
         }
     }
 
+    /// The positions where the colour-swapped filter holds (`flipcolor`): pieces' colours
+    /// exchanged and ranks mirrored, white to move exchanged with black to move; game sets and
+    /// the other flags are the same.
+    pub fn flip_colors(&self) -> Scan {
+        use crate::transform::{mirror_ranks, swap_colors};
+        match self {
+            Scan::Pieces { pieces, squares } => Scan::Pieces {
+                pieces: swap_colors(*pieces),
+                squares: mirror_ranks(*squares),
+            },
+            Scan::Material(tests) => Scan::Material(
+                tests
+                    .iter()
+                    .map(|t| MaterialTest {
+                        pieces: swap_colors(t.pieces),
+                        ..*t
+                    })
+                    .collect(),
+            ),
+            Scan::Flag(PositionFlag::WhiteToMove) => {
+                Scan::complement(Scan::Flag(PositionFlag::WhiteToMove))
+            }
+            Scan::And(xs) => Scan::And(xs.iter().map(Scan::flip_colors).collect()),
+            Scan::Or(xs) => Scan::Or(xs.iter().map(Scan::flip_colors).collect()),
+            Scan::Not(x) => Scan::complement(x.flip_colors()),
+            Scan::GamesWith(x) => Scan::games_with(x.flip_colors()),
+            Scan::All
+            | Scan::Empty
+            | Scan::Flag(_)
+            | Scan::GameNumbers(..)
+            | Scan::GameResult(_)
+            | Scan::GameTag { .. } => self.clone(),
+        }
+    }
+
     /// Whether the scan reads the tag index.
     pub fn uses_tags(&self) -> bool {
         let mut found = false;

@@ -11,7 +11,7 @@ mod header_scans;
 mod index_bounds;
 mod keep_full_scan;
 mod order_conjuncts;
-mod simplify;
+pub(crate) mod simplify;
 mod skip_unselective;
 mod visited_positions;
 
