@@ -40,7 +40,7 @@ impl Default for IngestOptions {
     fn default() -> Self {
         Self {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            batch_games: 128,
+            batch_games: 32,
         }
     }
 }
