@@ -216,6 +216,11 @@ fn query(a: Args) -> Result<ExitCode> {
             let nodes = feed_games(&database, &queries, &mut pass, listing, scan.as_ref())?;
             (texts, pass.finish(), names.attrs, nodes)
         } else {
+            if a.explain || a.full_scan {
+                bail!(
+                    "--explain and --full-scan are for --db: a tree file has no index and is always read whole, in one pass"
+                );
+            }
             // `cqldb gtql QUERY TREE` or `cqldb gtql -f FILE TREE`.
             let (first_is_query, tree) = match (a.args.len(), &a.file) {
                 (1, Some(_)) => (false, a.args[0].clone()),
