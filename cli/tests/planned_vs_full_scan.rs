@@ -216,6 +216,7 @@ fn atom() -> impl Strategy<Value = String> {
         "B == 0",
         "2 < #P",
         "result 1-0",
+        "result *",
         "K attacks q",
         "ply > 30",
         "movenumber < 10",
@@ -250,6 +251,7 @@ fn header() -> impl Strategy<Value = &'static str> {
         "cql(variations)",
         "cql(gamenumber 100 900)",
         "cql(result 0-1)",
+        "cql(result *)",
         "cql(variations gamenumber 5 2000)",
     ])
 }
@@ -403,4 +405,40 @@ fn gtql_over_games_agrees() {
         assert_eq!(run(q, false), run(q, true), "{q}");
     }
     assert!(pruned >= 8, "{pruned}");
+}
+
+/// Cases a review found where the index could have missed games: a game tagged `*` whose
+/// movetext ends decisively (indexed by its marker), and a tag word too long to be indexed.
+#[test]
+fn index_edge_cases_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = tmp.path().join("edge.pgn");
+    let long = format!("Abc{}xyz", "q".repeat(300));
+    std::fs::write(
+        &pgn,
+        format!(
+            "[Event \"a\"]\n[White \"{long}\"]\n[Result \"*\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n\
+             [Event \"b\"]\n[White \"Short Name\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n"
+        ),
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    index(&[pgn], &db);
+    for q in [
+        "cql() result * mate",
+        "cql(result *) mate",
+        "cql() result 1-0 mate",
+        "cql() player white \"xyz\"",
+        "cql() player white \"qqq\" mate",
+        "cql() player white \"Name\"",
+        "cql() position 0 : true",
+    ] {
+        if let Err(e) = compare(q, &db, false, &pruning_rules(), tmp.path()) {
+            panic!("{e}");
+        }
+        let r = cql_run(q, &db, false, false, &tmp.path().join("o.pgn"));
+        let full = cql_run(q, &db, false, true, &tmp.path().join("o.pgn"));
+        let n = |r: &CqlRun| cqldb::cql::run(r).unwrap().matched;
+        assert_eq!(n(&r), n(&full), "{q}");
+    }
 }

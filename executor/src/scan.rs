@@ -193,7 +193,10 @@ impl<'a> SegmentScan<'a> {
     fn game_numbers(&self, lo: i64, hi: i64) -> RoaringBitmap {
         let n = self.starts.len().saturating_sub(1) as i64;
         let first = self.first_game as i64;
-        let (a, b) = ((lo - first).max(0), (hi - first + 1).min(n));
+        let (a, b) = (
+            lo.saturating_sub(first).max(0),
+            hi.saturating_sub(first).saturating_add(1).min(n),
+        );
         let mut games = RoaringBitmap::new();
         if a < b {
             games.insert_range(a as u32..b as u32);

@@ -34,12 +34,18 @@ const WRITER_HEAP: usize = 15_000_000;
 
 struct Fields {
     value: Field,
+    /// 1 on a value with a word too long to be indexed ([`LONGEST_WORD`]).
+    long: Field,
     text: Vec<Field>,
     all: Field,
 }
 
+/// The longest word indexed, in bytes; a value with a longer word is marked (`long`), so that
+/// substring searches, which need its words, do not miss it.
+pub const LONGEST_WORD: usize = 255;
+
 /// The tokenizer of every tag field: words of letters and digits, lowercased, accents folded
-/// (`Ljubojević` is found as `ljubojevic`), words over 40 bytes left out.
+/// (`Ljubojević` is found as `ljubojevic`), words over [`LONGEST_WORD`] bytes left out.
 pub const TOKENIZER: &str = "cqldb_tags";
 
 /// Registers [`TOKENIZER`] with an index (a tag index is unreadable without it).
@@ -48,7 +54,7 @@ pub fn register_tokenizer(index: &Index) {
         AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
     };
     let analyzer = TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
+        .filter(RemoveLongFilter::limit(LONGEST_WORD))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
         .build();
@@ -66,6 +72,7 @@ pub fn text_indexing() -> tantivy::schema::TextFieldIndexing {
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let value = b.add_u64_field("value", FAST);
+    let long = b.add_u64_field("long", tantivy::schema::INDEXED);
     let text_options =
         tantivy::schema::TextOptions::default().set_indexing_options(text_indexing());
     let text = TEXT_TAGS
@@ -75,7 +82,15 @@ fn schema() -> (Schema, Fields) {
     // Every other tag is a key of one JSON field (`tags.Opening:sicilian`).
     let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(text_indexing());
     let all = b.add_json_field("tags", json);
-    (b.build(), Fields { value, text, all })
+    (
+        b.build(),
+        Fields {
+            value,
+            long,
+            text,
+            all,
+        },
+    )
 }
 
 fn tags_error(message: String) -> StorageError {
@@ -138,6 +153,14 @@ impl TagWriter {
     fn index_value(&mut self, id: u32, name: &str, value: &str) -> Result<()> {
         let mut doc = TantivyDocument::new();
         doc.add_u64(self.fields.value, u64::from(id));
+        let longest = value
+            .split(|c: char| !c.is_alphanumeric())
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        if longest > LONGEST_WORD {
+            doc.add_u64(self.fields.long, 1);
+        }
         match TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {
             Some(i) => doc.add_text(self.fields.text[i], value),
             None => {
@@ -177,6 +200,7 @@ impl TagReader {
             .field_type()
             .get_index_record_option()
             .is_some_and(|o| o.has_positions());
+        let current = current && index.schema().get_field("long").ok() == Some(fields.long);
         if index.schema().get_field("value").ok() != Some(fields.value) || !current {
             return Err(StorageError::corrupt(
                 dir,
@@ -232,9 +256,8 @@ impl TagReader {
     /// every word the needle has whole (delimited inside the needle on both sides); a word at
     /// the needle's start may be the end of a longer word, one at its end the start of one, and
     /// a needle of one word may sit anywhere in a word: exact terms for the first kind, term
-    /// regexes for the others, all required in the same value. (Words over 40 bytes are not
-    /// indexed, so a value whose only matching text lies in such a word is missed: names,
-    /// events and sites do not have them.)
+    /// regexes for the others, all required in the same value; and every value with a word too
+    /// long to be indexed.
     pub fn games_containing(
         &self,
         tag: &str,
@@ -269,8 +292,20 @@ impl TagReader {
         if parts.is_empty() {
             return Ok(None);
         }
+        // Values with a word too long to be indexed might hold the needle in it: kept.
+        let long = TermQuery::new(
+            tantivy::Term::from_field_u64(self.fields.long, 1),
+            IndexRecordOption::Basic,
+        );
+        let query = BooleanQuery::new(vec![
+            (
+                tantivy::query::Occur::Should,
+                Box::new(BooleanQuery::new(parts)) as Box<dyn Query>,
+            ),
+            (tantivy::query::Occur::Should, Box::new(long)),
+        ]);
         let reader = self.index.reader()?;
-        let games = games_of_values(&reader.searcher(), &BooleanQuery::new(parts), games_of)?;
+        let games = games_of_values(&reader.searcher(), &query, games_of)?;
         Ok(Some(games))
     }
 }

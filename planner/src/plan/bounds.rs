@@ -130,11 +130,13 @@ pub fn bounds(n: &Node) -> Bounds {
             lower: Scan::Empty,
         },
         // The Result tag equals `r`; the result bitmap also counts a game without the tag by
-        // its termination marker, so it is only an upper bound.
-        Result(r) => Bounds {
+        // its termination marker, so it is only an upper bound, and for `*` not even that (a
+        // game tagged `*` is indexed by its marker, which may be decisive).
+        Result(r) if r != "*" => Bounds {
             upper: Scan::GameResult(r.clone()),
             lower: Scan::Empty,
         },
+        Result(_) => Bounds::unknown(),
         Tag(field, Some(needle)) => tag(field, needle),
         Fen(cells) => fen(cells),
         // Values, and filters the index keeps nothing for.

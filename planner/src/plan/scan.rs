@@ -176,6 +176,7 @@ impl Scan {
     pub fn games_with(a: Scan) -> Scan {
         match a {
             Scan::Empty => Scan::Empty,
+            Scan::All => Scan::All,
             // Whole-game sets are their own game closure.
             x @ (Scan::GameNumbers(..)
             | Scan::GameResult(_)

@@ -25,13 +25,22 @@ impl Rule for HeaderScans {
             d.lower = Scan::and(games, std::mem::replace(&mut d.lower, Scan::All));
             notes.push(format!("gamenumber {lo}..={hi}"));
         }
-        if let Some(r) = &h.result {
-            let games = Scan::GameResult(r.clone());
-            d.upper = Scan::and(games, std::mem::replace(&mut d.upper, Scan::All));
-            d.lower = Scan::Empty;
-            notes.push(format!("result {r}"));
+        match h.result.as_deref() {
+            // `*` has no sound scan (a game tagged `*` is indexed by its termination marker):
+            // the residual decides, so the plan is not exact.
+            Some("*") => {
+                d.lower = Scan::Empty;
+                notes.push("result * left to the residual".to_owned());
+            }
+            Some(r) => {
+                let games = Scan::GameResult(r.to_owned());
+                d.upper = Scan::and(games, std::mem::replace(&mut d.upper, Scan::All));
+                d.lower = Scan::Empty;
+                notes.push(format!("result {r}"));
+            }
+            None => {}
         }
-        (!notes.is_empty()).then(|| format!("game scans for {}", notes.join(", ")))
+        (!notes.is_empty()).then(|| format!("header filters: {}", notes.join(", ")))
     }
 }
 
