@@ -46,6 +46,11 @@ impl<'a> SegmentScan<'a> {
         }
     }
 
+    /// Where each game starts (see [`Segment::game_starts`]), kept by the scan.
+    pub fn into_game_starts(self) -> Vec<u32> {
+        self.starts
+    }
+
     /// The games (segment-local numbers) with a position in `positions`, walking the smaller
     /// of the set and its complement: a game is out when all its positions are in the
     /// complement.

@@ -272,14 +272,15 @@ pub fn feed_games(
     let mut nodes = 0u64;
     for (entry, seg) in db.segments() {
         let first_game = entry.first_game as i64;
-        let starts = seg.game_starts();
-        let games = match scan {
+        // With a scan, only candidate games are fed, each with its nodes' forest ids (from
+        // where its game starts); without one, ids are counted as the nodes come.
+        let (games, starts) = match scan {
             Some(s) => {
                 let mut ss = SegmentScan::new(seg, entry.first_game);
                 let positions = ss.eval(s, &mut Vec::new())?;
-                Some(ss.games_of(&positions))
+                (Some(ss.games_of(&positions)), ss.into_game_starts())
             }
-            None => None,
+            None => (None, Vec::new()),
         };
         seg.for_each_game_in(games.as_ref(), false, |local, rows| {
             let number = first_game + i64::from(local);

@@ -189,9 +189,18 @@ impl Scan {
     /// Calls `f` on this scan and every scan inside it, parents first.
     pub fn visit(&self, f: &mut impl FnMut(&Scan)) {
         f(self);
+        for c in self.children() {
+            c.visit(f);
+        }
+    }
+
+    /// The same operation over `f` of each child (a scan without children is copied).
+    pub fn map_children(&self, f: impl Fn(&Scan) -> Scan) -> Scan {
         match self {
-            Scan::And(xs) | Scan::Or(xs) => xs.iter().for_each(|x| x.visit(f)),
-            Scan::Not(x) | Scan::GamesWith(x) => x.visit(f),
+            Scan::And(xs) => Scan::And(xs.iter().map(f).collect()),
+            Scan::Or(xs) => Scan::Or(xs.iter().map(f).collect()),
+            Scan::Not(x) => Scan::Not(Box::new(f(x))),
+            Scan::GamesWith(x) => Scan::GamesWith(Box::new(f(x))),
             Scan::All
             | Scan::Empty
             | Scan::Flag(_)
@@ -199,7 +208,7 @@ impl Scan {
             | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
-            | Scan::GameTag { .. } => {}
+            | Scan::GameTag { .. } => self.clone(),
         }
     }
 

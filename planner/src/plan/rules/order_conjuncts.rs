@@ -48,23 +48,12 @@ pub fn cost(s: &Scan) -> u32 {
 }
 
 fn order(s: &Scan) -> Scan {
-    match s {
-        Scan::And(xs) => {
-            let mut xs: Vec<Scan> = xs.iter().map(order).collect();
+    match s.map_children(order) {
+        Scan::And(mut xs) => {
             xs.sort_by_key(cost);
             Scan::And(xs)
         }
-        Scan::Or(xs) => Scan::Or(xs.iter().map(order).collect()),
-        Scan::Not(x) => Scan::Not(Box::new(order(x))),
-        Scan::GamesWith(x) => Scan::GamesWith(Box::new(order(x))),
-        Scan::All
-        | Scan::Empty
-        | Scan::Flag(_)
-        | Scan::Pieces { .. }
-        | Scan::Material(_)
-        | Scan::GameNumbers(..)
-        | Scan::GameResult(_)
-        | Scan::GameTag { .. } => s.clone(),
+        other => other,
     }
 }
 
