@@ -172,7 +172,7 @@ fn blind_data_agrees() {
     }
 }
 
-const BLIND_QUERIES: [&str; 16] = [
+const BLIND_QUERIES: [&str; 23] = [
     "mate",
     "stalemate",
     "check not mate",
@@ -189,6 +189,13 @@ const BLIND_QUERIES: [&str; 16] = [
     "parent : check",
     "result 1-0 mate",
     "initial Ke1",
+    "move promote N",
+    "--=q",
+    "N[x]q",
+    "--(o-o-o)",
+    "move previous capture r",
+    "enpassant",
+    "o-o check",
 ];
 
 /// The grammar of random queries: indexable and non-indexable filters under `not`, `or`,
@@ -229,6 +236,27 @@ fn atom() -> impl Strategy<Value = String> {
         "light B",
         "true",
         "false",
+        "o-o",
+        "o-o-o",
+        "castle",
+        "enpassant",
+        "nullmove",
+        "[x]",
+        "--=q",
+        "P--=Q",
+        "N[x]q",
+        "B[x]",
+        "K--",
+        "--r",
+        "--(o-o-o)",
+        "move promote N",
+        "move previous capture r",
+        "move from R",
+        "move legal capture q",
+        "currentmove [x]",
+        "fen \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR\"",
+        "fen \"rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R\"",
+        "fen \"r.bqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR\"",
     ])
     .prop_map(str::to_owned)
 }

@@ -8,7 +8,8 @@
 
 use std::time::Instant;
 
-use cqldb_planner::plan::{MaterialTest, OpStats, PositionFlag, Scan};
+use cqldb_planner::plan::{MaterialTest, MoveTraits, OpStats, PositionFlag, Scan};
+use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
 use cqldb_storage::{BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
 use roaring::{MultiOps, RoaringBitmap};
@@ -148,6 +149,7 @@ impl<'a> SegmentScan<'a> {
                     None => self.universe(),
                 }
             }
+            Scan::Moves { leaving, traits } => self.moves(*leaving, *traits)?,
             Scan::And(xs) => {
                 let mut acc: Option<RoaringBitmap> = None;
                 for x in xs {
@@ -220,6 +222,25 @@ impl<'a> SegmentScan<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// The positions whose move (the one that reached them, or one leaving them) has one of
+    /// the facts; every position in a segment written before move bitmaps existed.
+    fn moves(&self, leaving: bool, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
+        if !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
+            return Ok(self.universe());
+        }
+        let side = if leaving {
+            MoveSide::Leaving
+        } else {
+            MoveSide::Reached
+        };
+        let bitmaps = (0..MoveFeature::COUNT)
+            .filter(|&b| traits.0 >> b & 1 == 1)
+            .filter_map(MoveFeature::from_bit)
+            .map(|f| self.seg.bitmap(BitmapKey::move_feature(side, f)))
+            .collect::<cqldb_storage::Result<Vec<_>>>()?;
+        Ok(bitmaps.union())
     }
 
     /// The union of the bitmaps of every material that passes all `tests`.

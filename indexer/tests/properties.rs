@@ -6,6 +6,7 @@
 use cqldb_bench_data::synth::{Generator, SynthOptions};
 use cqldb_indexer::flatten::index_game;
 use cqldb_indexer::split::RawGame;
+use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::{BitmapKey, Database, DbWriter, NO_PARENT, PositionFlags as F, WriterOptions};
 use proptest::prelude::*;
 use roaring::RoaringBitmap;
@@ -125,6 +126,26 @@ proptest! {
                     }
                 }
                 expected.entry(BitmapKey::Material(p.material).to_u64()).or_default().insert(id);
+            }
+            // Move features: of the move that reached each position, and of the moves leaving it.
+            let starts = seg.game_starts();
+            let mut leaving = vec![0u32; all.len()];
+            for w in starts.windows(2) {
+                for id in w[0]..w[1] {
+                    let p = &all[id as usize];
+                    if p.parent != NO_PARENT {
+                        leaving[(w[0] + p.parent) as usize] |= MoveFeature::set_of(p.mv);
+                    }
+                }
+            }
+            expected.insert(BitmapKey::MOVES_MARKER.to_u64(), RoaringBitmap::new());
+            for (id, p) in all.iter().enumerate() {
+                for (side, bits) in [(MoveSide::Reached, MoveFeature::set_of(p.mv)), (MoveSide::Leaving, leaving[id])] {
+                    for b in (0..MoveFeature::COUNT).filter(|b| bits >> b & 1 == 1) {
+                        let f = MoveFeature::from_bit(b).unwrap();
+                        expected.entry(BitmapKey::move_feature(side, f).to_u64()).or_default().insert(id as u32);
+                    }
+                }
             }
             let stored: Vec<u64> = seg
                 .bitmap_keys()

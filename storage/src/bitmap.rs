@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use shakmaty::{Color, Role, Square};
 
+use crate::move_features::{MoveFeature, MoveSide};
 use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
 use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, MaterialSignature, PositionFlags};
 
@@ -39,6 +40,10 @@ pub enum BitmapKey {
     EloBand(Color, u16),
     /// Games with this tag value (its number in the segment's tag index, see `tags.rs`).
     TagValue(u32),
+    /// Positions whose reaching move (`bit < 32`) or some leaving move (`bit - 32`) has a move
+    /// feature (see [`MoveFeature`]); bit [`MoveFeature::MARKER`] is the empty marker of a
+    /// segment that has these bitmaps.
+    Move(u8),
 }
 
 impl BitmapKey {
@@ -49,6 +54,14 @@ impl BitmapKey {
             Self::Result(_) | Self::Year(_) | Self::Eco(_) | Self::EloBand(..) | Self::TagValue(_)
         )
     }
+
+    /// The bitmap of the positions whose move on `side` has `feature`.
+    pub fn move_feature(side: MoveSide, feature: MoveFeature) -> Self {
+        Self::Move(move_bit(side, feature.bit()))
+    }
+
+    /// The marker of a segment with move-feature bitmaps.
+    pub const MOVES_MARKER: Self = Self::Move(MoveFeature::MARKER);
 
     /// The flag bitmap key of one flag.
     pub fn flag(flag: PositionFlags) -> Self {
@@ -66,6 +79,7 @@ impl BitmapKey {
             Self::Eco(e) => (6, u64::from(e)),
             Self::EloBand(c, b) => (7, (c as u64) << 16 | u64::from(b)),
             Self::TagValue(v) => (8, u64::from(v)),
+            Self::Move(b) => (9, u64::from(b)),
         };
         kind << 56 | v
     }
@@ -86,8 +100,17 @@ impl BitmapKey {
             6 => Self::Eco(v as u16),
             7 => Self::EloBand(Color::from_white(v >> 16 & 1 == 1), v as u16),
             8 => Self::TagValue(u32::try_from(v).ok()?),
+            9 => Self::Move(u8::try_from(v).ok().filter(|&b| b < 64)?),
             _ => return None,
         })
+    }
+}
+
+/// The bit of a move-feature bitmap key: reaching features first, leaving ones from 32.
+pub fn move_bit(side: MoveSide, feature_bit: u8) -> u8 {
+    match side {
+        MoveSide::Reached => feature_bit,
+        MoveSide::Leaving => 32 + feature_bit,
     }
 }
 
@@ -190,6 +213,10 @@ impl BitmapBuilder {
                 entries.push((slot_key(slot), serialize_runs_with(&scratch, &mut buffers)));
             }
         }
+        entries.push((
+            BitmapKey::MOVES_MARKER.to_u64(),
+            serialize_runs_with(&[], &mut buffers),
+        ));
         entries.sort_unstable_by_key(|(k, _)| *k);
         entries.into_iter().unzip()
     }

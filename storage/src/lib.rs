@@ -25,6 +25,7 @@ pub mod db;
 pub mod error;
 pub mod file;
 pub mod gtl;
+pub mod move_features;
 pub mod replay;
 pub mod runs;
 pub mod schema;

@@ -11,13 +11,16 @@
 use shakmaty::{Color, Role, Square};
 
 use crate::bitmap::BitmapKey;
+use crate::move_features::MoveFeature;
 use crate::schema::{MaterialSignature, PositionRecord};
 
-/// Piece-square bitmaps (12 pieces × 64 squares) followed by the 16 flag bitmaps: the bitmaps that
-/// get nearly every run, numbered densely.
-pub const DENSE_SLOTS: usize = 12 * 64 + 16;
+/// Piece-square bitmaps (12 pieces × 64 squares), the 16 flag bitmaps and the 64 move-feature
+/// bitmaps (see [`crate::move_features`]): the bitmaps that get nearly every run, numbered
+/// densely.
+pub const DENSE_SLOTS: usize = 12 * 64 + 16 + 64;
 
 const FLAG_SLOT: usize = 12 * 64;
+const MOVE_SLOT: usize = FLAG_SLOT + 16;
 
 /// The bitmap key of a dense slot (`slot < DENSE_SLOTS`).
 ///
@@ -28,6 +31,9 @@ const FLAG_SLOT: usize = 12 * 64;
 /// assert_eq!(slot_key(64 + 12), BitmapKey::Piece(Color::White, Role::Knight, Square::E2).to_u64());
 /// ```
 pub fn slot_key(slot: usize) -> u64 {
+    if slot >= MOVE_SLOT {
+        return BitmapKey::Move((slot - MOVE_SLOT) as u8).to_u64();
+    }
     if slot >= FLAG_SLOT {
         return BitmapKey::Flag((slot - FLAG_SLOT) as u8).to_u64();
     }
@@ -97,6 +103,11 @@ pub struct RunFinder {
     raw: [u64; 8],
     flag_start: [u32; 16],
     prev_flags: u16,
+    move_start: [u32; 64],
+    /// The last row's move features: reaching in the low half, leaving in the high half.
+    prev_moves: u64,
+    /// Per row of the current game: the features of the moves leaving it.
+    leaving: Vec<u32>,
     material: (u32, Option<MaterialSignature>),
     /// Runs as (slot, start, end) in the order found.
     flat: Vec<(u16, u32, u32)>,
@@ -114,6 +125,9 @@ impl Default for RunFinder {
             raw: [0; 8],
             flag_start: [0; 16],
             prev_flags: 0,
+            move_start: [0; 64],
+            prev_moves: 0,
+            leaving: Vec::new(),
             material: (0, None),
             flat: Vec::new(),
             material_runs: Vec::new(),
@@ -125,7 +139,14 @@ impl Default for RunFinder {
 impl RunFinder {
     /// Feeds the rows of the next game.
     pub fn push_game(&mut self, game: &[PositionRecord]) {
+        self.leaving.clear();
+        self.leaving.resize(game.len(), 0);
         for rec in game {
+            if let Some(l) = self.leaving.get_mut(rec.parent as usize) {
+                *l |= MoveFeature::set_of(rec.mv);
+            }
+        }
+        for (row, rec) in game.iter().enumerate() {
             let id = self.next;
             self.next += 1;
             let b = &rec.board.0;
@@ -172,6 +193,19 @@ impl RunFinder {
                 }
             }
             self.prev_flags = flags;
+            let moves = u64::from(MoveFeature::set_of(rec.mv)) | u64::from(self.leaving[row]) << 32;
+            let mut changed = moves ^ self.prev_moves;
+            while changed != 0 {
+                let bit = changed.trailing_zeros() as usize;
+                changed &= changed - 1;
+                if moves >> bit & 1 == 1 {
+                    self.move_start[bit] = id;
+                } else {
+                    self.flat
+                        .push(((MOVE_SLOT + bit) as u16, self.move_start[bit], id));
+                }
+            }
+            self.prev_moves = moves;
             if self.material.1 != Some(rec.material) {
                 if let (start, Some(m)) = self.material {
                     self.material_runs
@@ -197,6 +231,11 @@ impl RunFinder {
         for (bit, &start) in self.flag_start.iter().enumerate() {
             if self.prev_flags >> bit & 1 == 1 {
                 self.flat.push(((FLAG_SLOT + bit) as u16, start, end));
+            }
+        }
+        for (bit, &start) in self.move_start.iter().enumerate() {
+            if self.prev_moves >> bit & 1 == 1 {
+                self.flat.push(((MOVE_SLOT + bit) as u16, start, end));
             }
         }
         if let (start, Some(m)) = self.material {
@@ -227,6 +266,7 @@ impl RunFinder {
         self.prev = [0; 12];
         self.raw = [0; 8];
         self.prev_flags = 0;
+        self.prev_moves = 0;
         self.material = (0, None);
         BatchRuns {
             offsets,

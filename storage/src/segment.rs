@@ -612,6 +612,15 @@ impl Segment {
         }
     }
 
+    /// Whether the segment stores a bitmap under `key` (an absent key reads as empty).
+    pub fn has_bitmap(&self, key: BitmapKey) -> bool {
+        let k = key.to_u64();
+        self.data()
+            .bitmap_keys
+            .binary_search_by(|x| x.to_native().cmp(&k))
+            .is_ok()
+    }
+
     /// Every bitmap key present, with its serialised size in bytes.
     pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
         let d = self.data();

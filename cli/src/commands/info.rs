@@ -18,7 +18,25 @@ pub fn render(db: &Database) -> Result<String> {
     let s = db.stats()?;
     let mut breakdown = [0u64; 4];
     let mut detached = 0u64;
+    // Bitmap bytes by kind: pieces on squares, flags, materials, moves reached, moves leaving,
+    // games.
+    let mut kinds = [0u64; 6];
     for (_, seg) in db.segments() {
+        for (key, bytes) in seg.bitmap_keys() {
+            let kind = match key {
+                BitmapKey::Piece(..) => 0,
+                BitmapKey::Flag(_) => 1,
+                BitmapKey::Material(_) => 2,
+                BitmapKey::Move(b) if b < 32 => 3,
+                BitmapKey::Move(_) => 4,
+                BitmapKey::Result(_)
+                | BitmapKey::Year(_)
+                | BitmapKey::Eco(_)
+                | BitmapKey::EloBand(..)
+                | BitmapKey::TagValue(_) => 5,
+            };
+            kinds[kind] += bytes as u64;
+        }
         for (a, b) in breakdown.iter_mut().zip(seg.size_breakdown()) {
             *a += b;
         }
@@ -64,6 +82,16 @@ pub fn render(db: &Database) -> Result<String> {
         per(s
             .bytes
             .saturating_sub(breakdown[0] + breakdown[1] + breakdown[2]))
+    );
+    let _ = writeln!(
+        out,
+        "  bitmaps: pieces {:.2}, flags {:.2}, material {:.2}, last move {:.2}, next moves {:.2}, games {:.2}",
+        per(kinds[0]),
+        per(kinds[1]),
+        per(kinds[2]),
+        per(kinds[3]),
+        per(kinds[4]),
+        per(kinds[5]),
     );
     Ok(out)
 }

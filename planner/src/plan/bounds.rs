@@ -11,8 +11,9 @@
 
 use crate::ast::{CmpOp, Expr, Node, PieceSet, TagField};
 
+use super::move_bounds;
 use super::rules::simplify::simplify;
-use super::scan::{MaterialTest, PositionFlag, Scan};
+use super::scan::{MaterialTest, MoveTraits, PositionFlag, Scan};
 
 /// The bounds of a filter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,6 +140,11 @@ pub fn bounds(n: &Node) -> Bounds {
         Result(_) => Bounds::unknown(),
         Tag(field, Some(needle)) => tag(field, needle),
         Fen(cells) => fen(cells),
+        Dash(d) => move_bounds::dash(d),
+        Move(m) => move_bounds::legacy(m),
+        Castled(which) => move_bounds::castled(*which),
+        EnPassant => move_bounds::last_move(MoveTraits::EN_PASSANT),
+        NullMove => move_bounds::last_move(MoveTraits::NULL),
         // Values, and filters the index keeps nothing for.
         Number(_)
         | Str(_)
@@ -177,14 +183,9 @@ pub fn bounds(n: &Node) -> Bounds {
         | Distance(..)
         | Lca(..)
         | Find(_)
-        | Dash(_)
         | CountMoves(_)
-        | Move(_)
         | From
         | To
-        | Castled(_)
-        | EnPassant
-        | NullMove
         | Primary
         | Secondary
         | Tag(_, None)
@@ -235,33 +236,47 @@ fn tag(field: &TagField, needle: &str) -> Bounds {
     }
 }
 
-/// `fen "..."`: every piece of the pattern on its square, one bitmap each: an upper bound
-/// (exact when the pattern has no empty square). The empty squares are left to the residual:
-/// proving a square empty reads twelve bitmaps, which cost more than the games they exclude.
+/// `fen "..."`: every piece of the pattern on its square, one bitmap each, and — when the
+/// pattern has no wildcard square and one king of each colour — exactly the pattern's count of
+/// each other piece type, one material bitmap: with every piece on its square and no piece
+/// more, the other squares are empty, so the bounds are exact. (Material signatures do not
+/// count kings: a stored position has one of each.) Otherwise an upper bound.
 fn fen(cells: &[u8]) -> Bounds {
     let mut scan = Scan::All;
-    let mut exact = true;
+    let mut counts = [0i64; 12];
+    let mut wildcard = false;
     for (sq, &c) in cells.iter().enumerate() {
         match c {
             0..12 => {
+                counts[usize::from(c)] += 1;
                 let piece = Scan::Pieces {
                     pieces: 1 << c,
                     squares: 1 << sq,
                 };
                 scan = Scan::and(scan, piece);
             }
-            12 => exact = false,
-            _ => {}
+            12 => {}
+            _ => wildcard = true,
         }
     }
-    if exact {
-        Bounds::exact(scan)
-    } else {
-        Bounds {
+    const KINGS: [usize; 2] = [5, 11];
+    if wildcard || KINGS.iter().any(|&k| counts[k] != 1) {
+        return Bounds {
             upper: scan,
             lower: Scan::Empty,
-        }
+        };
     }
+    let material = Scan::Material(
+        (0..12)
+            .filter(|i| !KINGS.contains(i))
+            .map(|i| MaterialTest {
+                pieces: 1 << i,
+                op: CmpOp::Eq,
+                count: counts[i],
+            })
+            .collect(),
+    );
+    Bounds::exact(Scan::and(scan, material))
 }
 
 /// A piece designator as a filter: it matches where its square set is not empty.

@@ -14,6 +14,7 @@
 
 pub mod bounds;
 pub mod gtql;
+mod move_bounds;
 pub mod rules;
 pub mod scan;
 
@@ -21,7 +22,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::ast::Query;
-pub use scan::{MaterialTest, PositionFlag, Scan};
+pub use scan::{MaterialTest, MoveTraits, PositionFlag, Scan};
 
 /// What the run produces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -85,6 +85,71 @@ impl fmt::Display for MaterialTest {
     }
 }
 
+/// A set of colourless move facts, one bit each (the layout the storage's move-feature
+/// bitmaps use): bits 0–5 the piece type that moved (P N B R Q K; the king for castling and null
+/// moves), 6–11 the piece type captured (a pawn for en passant), 12–17 the promotion piece, then
+/// castling on the king's side, on the queen's side, en passant, the null move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MoveTraits(pub u32);
+
+impl MoveTraits {
+    /// Moves of these piece types (a mask of P N B R Q K bits).
+    pub fn moved(roles: u8) -> Self {
+        Self(u32::from(roles & 63))
+    }
+    /// Captures of these piece types.
+    pub fn captured(roles: u8) -> Self {
+        Self(u32::from(roles & 63) << 6)
+    }
+    /// Promotions to these piece types.
+    pub fn promoted(roles: u8) -> Self {
+        Self(u32::from(roles & 63) << 12)
+    }
+    /// Castling on the king's side.
+    pub const CASTLE_KING_SIDE: Self = Self(1 << 18);
+    /// Castling on the queen's side.
+    pub const CASTLE_QUEEN_SIDE: Self = Self(1 << 19);
+    /// En passant.
+    pub const EN_PASSANT: Self = Self(1 << 20);
+    /// The null move.
+    pub const NULL: Self = Self(1 << 21);
+    /// Any capture.
+    pub const CAPTURE: Self = Self(0o77 << 6);
+
+    /// Either set of facts.
+    pub fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    fn names(self) -> String {
+        const ROLES: &[u8; 6] = b"PNBRQK";
+        let roles = |shift: u32| -> String {
+            (0..6)
+                .filter(|i| self.0 >> (shift + i) & 1 == 1)
+                .map(|i| char::from(ROLES[i as usize]))
+                .collect()
+        };
+        let mut parts = Vec::new();
+        for (shift, word) in [(0, "moved"), (6, "captured"), (12, "promoted")] {
+            let r = roles(shift);
+            if !r.is_empty() {
+                parts.push(format!("{word} {r}"));
+            }
+        }
+        for (bit, word) in [
+            (18, "o-o"),
+            (19, "o-o-o"),
+            (20, "enpassant"),
+            (21, "nullmove"),
+        ] {
+            if self.0 >> bit & 1 == 1 {
+                parts.push(word.to_owned());
+            }
+        }
+        parts.join(" or ")
+    }
+}
+
 /// A set of positions an index can produce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scan {
@@ -116,6 +181,14 @@ pub enum Scan {
         tag: String,
         /// The text searched for.
         needle: String,
+    },
+    /// Positions whose move that reached them (`leaving: false`) or some move leaving them
+    /// (`leaving: true`) has one of the facts.
+    Moves {
+        /// Whether the moves leaving the position are meant.
+        leaving: bool,
+        /// The facts, any of which will do.
+        traits: MoveTraits,
     },
     /// Positions in every set.
     And(Vec<Scan>),
@@ -208,7 +281,8 @@ impl Scan {
             | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
-            | Scan::GameTag { .. } => self.clone(),
+            | Scan::GameTag { .. }
+            | Scan::Moves { .. } => self.clone(),
         }
     }
 
@@ -236,6 +310,11 @@ impl Scan {
             Scan::GameNumbers(lo, hi) => format!("GameScan: gamenumber {lo}..={hi}"),
             Scan::GameResult(r) => format!("GameScan: result {r}"),
             Scan::GameTag { tag, needle } => format!("TagScan: {tag} contains {needle:?}"),
+            Scan::Moves { leaving, traits } => format!(
+                "IndexScan: {} move {}",
+                if *leaving { "next" } else { "last" },
+                traits.names()
+            ),
             Scan::And(_) => "BitmapAnd".into(),
             Scan::Or(_) => "BitmapOr".into(),
             Scan::Not(_) => "BitmapNot".into(),
@@ -274,7 +353,9 @@ impl Scan {
             | Scan::Flag(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
-            | Scan::GameTag { .. } => self.clone(),
+            | Scan::GameTag { .. }
+            // Move facts have no colour.
+            | Scan::Moves { .. } => self.clone(),
         }
     }
 
@@ -297,7 +378,8 @@ impl Scan {
             | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
-            | Scan::GameTag { .. } => Vec::new(),
+            | Scan::GameTag { .. }
+            | Scan::Moves { .. } => Vec::new(),
         }
     }
 }

@@ -34,6 +34,11 @@ pub fn cost(s: &Scan) -> u32 {
         Scan::Flag(PositionFlag::Check) => 4,
         Scan::GameResult(_) => 5,
         Scan::GameTag { .. } => 7,
+        // Promotions, castling, en passant and null moves are rare; piece types moved or
+        // captured are broad.
+        Scan::Moves { traits, .. } if traits.0 & 0xfff == 0 => 3,
+        Scan::Moves { traits, .. } if traits.0 & 0x3f == 0 => 10,
+        Scan::Moves { .. } => 55,
         Scan::Pieces { pieces, squares } => {
             6 + (pieces.count_ones() * squares.count_ones()).min(90)
         }

@@ -47,6 +47,8 @@ pub fn simplify(s: &Scan) -> Scan {
             out.retain(|x| *x != unit);
             if is_and {
                 merge_material(&mut out);
+            } else {
+                merge_moves(&mut out);
             }
             let complementary = out
                 .iter()
@@ -70,7 +72,30 @@ pub fn simplify(s: &Scan) -> Scan {
         | Scan::Material(_)
         | Scan::GameNumbers(..)
         | Scan::GameResult(_)
-        | Scan::GameTag { .. } => s.clone(),
+        | Scan::GameTag { .. }
+        | Scan::Moves { .. } => s.clone(),
+    }
+}
+
+/// Move scans of one `or` about the same move, as one scan (a union of feature bitmaps).
+fn merge_moves(out: &mut Vec<Scan>) {
+    let mut i = 0;
+    while i < out.len() {
+        if let Scan::Moves { leaving, traits } = out[i] {
+            let same = out[i + 1..]
+                .iter()
+                .position(|x| matches!(x, Scan::Moves { leaving: l, .. } if *l == leaving));
+            if let Some(j) = same {
+                if let Scan::Moves { traits: t, .. } = out.remove(i + 1 + j) {
+                    out[i] = Scan::Moves {
+                        leaving,
+                        traits: traits.union(t),
+                    };
+                }
+                continue;
+            }
+        }
+        i += 1;
     }
 }
 
@@ -99,7 +124,30 @@ fn merge_material(out: &mut Vec<Scan>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::MoveTraits;
     use crate::plan::PositionFlag::*;
+
+    #[test]
+    fn move_scans_about_one_move_merge_under_or() {
+        let m = |leaving, traits| Scan::Moves { leaving, traits };
+        let s = Scan::Or(vec![
+            m(false, MoveTraits::CASTLE_KING_SIDE),
+            Scan::Flag(Mate),
+            m(true, MoveTraits::NULL),
+            m(false, MoveTraits::CASTLE_QUEEN_SIDE),
+        ]);
+        assert_eq!(
+            simplify(&s),
+            Scan::Or(vec![
+                m(
+                    false,
+                    MoveTraits::CASTLE_KING_SIDE.union(MoveTraits::CASTLE_QUEEN_SIDE)
+                ),
+                Scan::Flag(Mate),
+                m(true, MoveTraits::NULL),
+            ])
+        );
+    }
 
     #[test]
     fn folds() {

@@ -1,0 +1,294 @@
+//! Index bounds of the move filters: what the move-feature bitmaps (the piece type that moved,
+//! the one captured, the promotion piece, castling side, en passant, null move — of the move
+//! that reached a position and of the moves leaving it) say about `--`, `[x]`, `move ...`,
+//! `o-o`, `enpassant` and `nullmove`.
+//!
+//! Only upper bounds: a segment written before these bitmaps existed answers a move scan with
+//! every position, which is sound above and would be wrong below. Each condition of a move
+//! filter is necessary for one and the same move, so their scans are intersected (the
+//! intersection may keep a position where different moves meet different conditions; the
+//! residual decides).
+
+use crate::ast::{Castle, Dash, Expr, MoveFilter, MoveSource, Node, PieceSet};
+
+use super::bounds::Bounds;
+use super::scan::{MoveTraits, Scan};
+
+/// Which move a filter looks at: `Some(false)` the one that reached the position, `Some(true)`
+/// the PGN moves from it, `None` generated moves (no index).
+fn side(source: MoveSource) -> Option<bool> {
+    match source {
+        MoveSource::Pgn => Some(true),
+        MoveSource::Current => Some(false),
+        MoveSource::Legal | MoveSource::PseudoLegal => None,
+    }
+}
+
+fn upper(scan: Scan) -> Bounds {
+    Bounds {
+        upper: scan,
+        lower: Scan::Empty,
+    }
+}
+
+/// The piece types (P N B R Q K bits) a square-set filter can designate, when it is a piece
+/// designator that names pieces only: every square in its set then holds one of them.
+fn designated_roles(n: &Node) -> Option<u8> {
+    let Expr::Pieces(d) = &n.expr else {
+        return None;
+    };
+    if d.pieces & PieceSet::EMPTY != 0 || d.pieces & 0xfff == 0 {
+        return None;
+    }
+    Some(((d.pieces | d.pieces >> 6) & 63) as u8)
+}
+
+/// Conditions on one move, gathered from a filter's parameters.
+struct MoveConditions {
+    leaving: bool,
+    scan: Scan,
+}
+
+impl MoveConditions {
+    fn new(leaving: bool) -> Self {
+        Self {
+            leaving,
+            scan: Scan::All,
+        }
+    }
+
+    fn need(&mut self, traits: MoveTraits) {
+        let s = Scan::Moves {
+            leaving: self.leaving,
+            traits,
+        };
+        self.scan = Scan::and(std::mem::replace(&mut self.scan, Scan::All), s);
+    }
+
+    /// The origin is a square of `from`: the moving piece is of a designated type.
+    fn from(&mut self, from: Option<&Node>) {
+        if let Some(roles) = from.and_then(designated_roles) {
+            self.need(MoveTraits::moved(roles));
+        }
+    }
+
+    /// The destination is a square of `to`, which holds a designated piece before the move:
+    /// a capture of that type — or castling or a null move, whose destination can be the
+    /// king's (or in Chess960 the rook's) own square.
+    fn to(&mut self, to: Option<&Node>) {
+        if let Some(roles) = to.and_then(designated_roles) {
+            self.need(
+                MoveTraits::captured(roles)
+                    .union(MoveTraits::CASTLE_KING_SIDE)
+                    .union(MoveTraits::CASTLE_QUEEN_SIDE)
+                    .union(MoveTraits::NULL),
+            );
+        }
+    }
+
+    /// A capture, of a piece on a square of `captured` when given.
+    fn capture(&mut self, captured: Option<&Node>) {
+        match captured.and_then(designated_roles) {
+            Some(roles) => self.need(MoveTraits::captured(roles)),
+            None => self.need(MoveTraits::CAPTURE),
+        }
+    }
+
+    fn castle(&mut self, which: Castle) {
+        self.need(castle_traits(which));
+    }
+
+    fn finish(self) -> Bounds {
+        upper(self.scan)
+    }
+}
+
+fn castle_traits(which: Castle) -> MoveTraits {
+    match which {
+        Castle::King => MoveTraits::CASTLE_KING_SIDE,
+        Castle::Queen => MoveTraits::CASTLE_QUEEN_SIDE,
+        Castle::Any => MoveTraits::CASTLE_KING_SIDE.union(MoveTraits::CASTLE_QUEEN_SIDE),
+    }
+}
+
+/// `F--G`, `F[x]G`, with `=P` and a target.
+pub(super) fn dash(d: &Dash) -> Bounds {
+    let Some(leaving) = side(d.source) else {
+        return Bounds::unknown();
+    };
+    let mut c = MoveConditions::new(leaving);
+    c.from(d.from.as_ref());
+    if d.capture {
+        c.capture(d.to.as_ref());
+    } else {
+        c.to(d.to.as_ref());
+    }
+    if let Some(mask) = d.promotion {
+        c.need(MoveTraits::promoted(mask));
+    }
+    // The target is evaluated after the move, where the move is the one that reached it.
+    if let Some(traits) = d.target.as_ref().and_then(target_traits) {
+        c.need(traits);
+    }
+    c.finish()
+}
+
+/// What a dash target says of the move it follows: `--(o-o-o)`, `--(enpassant)`, or such a
+/// word among the filters of a compound target.
+fn target_traits(t: &Node) -> Option<MoveTraits> {
+    match &t.expr {
+        Expr::Castled(which) => Some(castle_traits(*which)),
+        Expr::EnPassant => Some(MoveTraits::EN_PASSANT),
+        Expr::NullMove => Some(MoveTraits::NULL),
+        Expr::Compound(items) => items.iter().find_map(target_traits),
+        _ => None,
+    }
+}
+
+/// The deprecated `move from .. to .. capture .. promote ..` as a filter.
+pub(super) fn legacy(m: &MoveFilter) -> Bounds {
+    if m.count || m.legal || m.pseudolegal {
+        return Bounds::unknown();
+    }
+    let mut c = MoveConditions::new(!m.previous);
+    c.from(m.from.as_ref());
+    c.to(m.to.as_ref());
+    if let Some(captured) = &m.capture {
+        c.capture(Some(captured));
+    }
+    if let Some(mask) = m.promote {
+        c.need(MoveTraits::promoted(mask));
+    }
+    if let Some(w) = m.castle {
+        c.castle(w);
+    }
+    if m.enpassant {
+        c.need(MoveTraits::EN_PASSANT);
+    }
+    if m.null {
+        c.need(MoveTraits::NULL);
+    }
+    c.finish()
+}
+
+/// `o-o`, `o-o-o`, `castle` about the move that reached the position.
+pub(super) fn castled(which: Castle) -> Bounds {
+    last_move(castle_traits(which))
+}
+
+/// A fact about the move that reached the position (`enpassant`, `nullmove`).
+pub(super) fn last_move(traits: MoveTraits) -> Bounds {
+    upper(Scan::Moves {
+        leaving: false,
+        traits,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::Span;
+
+    fn node(expr: Expr) -> Node {
+        Node {
+            expr,
+            span: Span::default(),
+        }
+    }
+
+    fn pieces(pieces: u16) -> Node {
+        node(Expr::Pieces(PieceSet {
+            pieces,
+            squares: u64::MAX,
+        }))
+    }
+
+    fn moves(leaving: bool, traits: MoveTraits) -> Scan {
+        Scan::Moves { leaving, traits }
+    }
+
+    #[test]
+    fn a_capture_dash_needs_a_capture_of_the_designated_type() {
+        let d = Dash {
+            from: Some(pieces(1 << 1)),
+            to: Some(pieces(1 << 10)),
+            capture: true,
+            promotion: None,
+            target: None,
+            source: MoveSource::Pgn,
+        };
+        let b = dash(&d);
+        assert_eq!(
+            b.upper,
+            Scan::And(vec![
+                moves(true, MoveTraits::moved(1 << 1)),
+                moves(true, MoveTraits::captured(1 << 4)),
+            ])
+        );
+        assert_eq!(b.lower, Scan::Empty, "upper bounds only");
+    }
+
+    #[test]
+    fn generated_moves_and_counts_have_no_bound() {
+        let d = Dash {
+            from: None,
+            to: None,
+            capture: true,
+            promotion: None,
+            target: None,
+            source: MoveSource::Legal,
+        };
+        assert_eq!(dash(&d), Bounds::unknown());
+        let m = MoveFilter {
+            count: true,
+            promote: Some(1 << 1),
+            ..MoveFilter::default()
+        };
+        assert_eq!(legacy(&m), Bounds::unknown());
+    }
+
+    #[test]
+    fn squares_and_empty_squares_do_not_restrict() {
+        let d = Dash {
+            from: Some(node(Expr::Pieces(PieceSet {
+                pieces: PieceSet::ALL_CONTENTS,
+                squares: 1,
+            }))),
+            to: Some(pieces(PieceSet::EMPTY | 1)),
+            capture: false,
+            promotion: Some(1 << 4),
+            target: None,
+            source: MoveSource::Current,
+        };
+        assert_eq!(dash(&d).upper, moves(false, MoveTraits::promoted(1 << 4)));
+    }
+
+    #[test]
+    fn a_castling_target_names_the_move() {
+        let d = Dash {
+            from: None,
+            to: None,
+            capture: false,
+            promotion: None,
+            target: Some(node(Expr::Compound(vec![
+                node(Expr::Check),
+                node(Expr::Castled(Castle::Queen)),
+            ]))),
+            source: MoveSource::Pgn,
+        };
+        assert_eq!(dash(&d).upper, moves(true, MoveTraits::CASTLE_QUEEN_SIDE));
+    }
+
+    #[test]
+    fn legacy_previous_looks_at_the_last_move() {
+        let m = MoveFilter {
+            previous: true,
+            castle: Some(Castle::Queen),
+            ..MoveFilter::default()
+        };
+        assert_eq!(
+            legacy(&m).upper,
+            moves(false, MoveTraits::CASTLE_QUEEN_SIDE)
+        );
+    }
+}
