@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cqldb::games::{db_games, pgn_games};
 use cqldb_executor::Game;
+use cqldb_executor::source::{db_games, pgn_games};
 use cqldb_indexer::Input;
 use cqldb_storage::Database;
 

@@ -1,7 +1,9 @@
-//! Games for the query engine, streamed from PGN (read on the fly) or from an index.
+//! Where games come from: a PGN input read on the fly (parsed by the indexer's tree builder,
+//! never stored) or a database's segments, as [`Game`]s for the engine.
 
 use anyhow::{Context, Result};
-use cqldb_executor::Game;
+
+use crate::Game;
 use cqldb_indexer::Input;
 use cqldb_indexer::flatten::index_game;
 use cqldb_indexer::split::Splitter;

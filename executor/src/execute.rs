@@ -1,0 +1,277 @@
+//! Running a physical plan: [`execute`] is the one entry point of the `cqldb` binary, the tests
+//! and the benchmarks.
+//!
+//! Over a database, each segment's index scans ([`crate::scan`]) give the candidate games
+//! (every game without a scan); the residual filter then runs on those games only, or the
+//! candidates are the answer when the plan needs no residual. Over PGN, games are read by one
+//! thread and parsed (and, for queries without variables, evaluated) in parallel batches. Both
+//! use every core and hand the sink games in input order.
+
+use anyhow::{Context, Result, anyhow};
+use cqldb_indexer::Input;
+use cqldb_indexer::split::{RawGame, Splitter};
+use cqldb_planner::plan::{OpStats, PhysicalPlan, Residual, RunStats};
+use cqldb_storage::Database;
+use rayon::prelude::*;
+
+use crate::sink::{GameOut, Sink, Summary};
+use crate::source::{game_from_pgn, game_from_rows};
+use crate::{Engine, Game, GameMatch};
+
+/// Where the games come from.
+pub enum Source<'a> {
+    /// A PGN input (file, compressed file or stdin), read on the fly.
+    Pgn(&'a Input),
+    /// A database.
+    Db(&'a Database),
+}
+
+/// How a plan is run.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct ExecOptions {
+    /// Measure every operator (`EXPLAIN ANALYZE`): also count the games of each scan.
+    pub analyze: bool,
+}
+
+/// Runs `plan` over `source` into `sink` and returns what the run found.
+pub fn execute(plan: PhysicalPlan, source: &Source<'_>, sink: Sink<'_>) -> Result<Summary> {
+    execute_with(plan, source, sink, ExecOptions::default())
+}
+
+/// [`execute`] with options.
+pub fn execute_with(
+    plan: PhysicalPlan,
+    source: &Source<'_>,
+    mut sink: Sink<'_>,
+    opts: ExecOptions,
+) -> Result<Summary> {
+    let engine = Engine::new((*plan.query).clone(), plan.variations);
+    match source {
+        Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
+        Source::Db(db) => {
+            sink.summary.stats = run_db(db, &plan, opts.analyze, engine, &mut sink)?;
+        }
+    }
+    sink.summary.plan = Some(plan);
+    sink.finish()
+}
+
+/// Evaluates a parsed query over games already in memory, in order, into `sink` exactly as a
+/// planned run would (sorting included); no index is involved. The conformance tests use it.
+pub fn execute_games<'g>(
+    query: &cqldb_planner::Query,
+    games: impl IntoIterator<Item = &'g Game>,
+    mut sink: Sink<'_>,
+) -> Result<Summary> {
+    let mut engine = Engine::new(query.clone(), false);
+    for g in games {
+        let m = engine.run_game(g);
+        sink.take(g, &m)?;
+    }
+    sink.finish()
+}
+
+/// Games per parallel batch when streaming PGN.
+const BATCH: usize = 512;
+
+fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> {
+    let stateless = !engine.query().has_state();
+    let variations = engine.variations;
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let reader = input
+        .open(counter)
+        .with_context(|| format!("cannot open {}", input.name()))?;
+    let name = input.name();
+    let (tx, rx) = crossbeam_channel::bounded::<Vec<(u64, RawGame)>>(4);
+    let read = std::thread::Builder::new()
+        .name("cqldb-read".into())
+        .spawn(move || -> Result<()> {
+            let mut split = Splitter::new(reader);
+            let mut n = 0u64;
+            let mut batch = Vec::with_capacity(BATCH);
+            while let Some(raw) = split
+                .next_game()
+                .with_context(|| format!("reading {name}"))?
+            {
+                n += 1;
+                batch.push((n, raw));
+                if batch.len() == BATCH && tx.send(std::mem::take(&mut batch)).is_err() {
+                    return Ok(());
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            Ok(())
+        })?;
+    let mut result = Ok(());
+    for batch in &rx {
+        let done: Vec<(Game, Option<GameMatch>)> = batch
+            .into_par_iter()
+            .map_init(
+                || engine.fork(),
+                |e, (n, raw)| {
+                    let game = game_from_pgn(n, raw, variations);
+                    let m = stateless.then(|| e.run_game(&game));
+                    (game, m)
+                },
+            )
+            .collect();
+        for (game, m) in done {
+            let m = m.unwrap_or_else(|| engine.run_game(&game));
+            if let Err(e) = sink.take(&game, &m) {
+                result = Err(e);
+                break;
+            }
+        }
+        if result.is_err() {
+            break;
+        }
+    }
+    drop(rx);
+    let read_result = read
+        .join()
+        .map_err(|_| anyhow!("the reader thread panicked"))?;
+    result.and(read_result)
+}
+
+/// A segment with its first game's number and its candidate games (`None`: every game).
+type Candidates<'d> = (
+    u64,
+    &'d cqldb_storage::Segment,
+    Option<roaring::RoaringBitmap>,
+);
+
+/// The index scans of every segment: the candidate games.
+fn candidates<'d>(
+    db: &'d Database,
+    plan: &PhysicalPlan,
+    analyze: bool,
+    stats: &mut RunStats,
+) -> Result<Vec<Candidates<'d>>> {
+    let mut segments = Vec::new();
+    let mut first = 1u64;
+    for (entry, seg) in db.segments() {
+        stats.games += entry.games;
+        let candidates = match &plan.candidates {
+            None => None,
+            Some(scan) => {
+                let mut s = crate::scan::SegmentScan::new(seg, first);
+                s.count_games = analyze;
+                // A tag index that cannot be read (an older version) only costs the pruning:
+                // tag scans then give every game.
+                if scan.uses_tags() {
+                    s.tags = db.tag_reader(entry).ok();
+                }
+                let positions = s.eval(scan, &mut stats.scans)?;
+                let games = s.games_of(&positions);
+                if let Some(top) = stats.scans.first_mut()
+                    && !analyze
+                {
+                    top.games += games.len();
+                }
+                Some(games)
+            }
+        };
+        segments.push((first, seg, candidates));
+        first += entry.games;
+    }
+    Ok(segments)
+}
+
+/// The plan over an index: the candidates, then the residual on them (or the candidates as the
+/// answer).
+fn run_db(
+    db: &Database,
+    plan: &PhysicalPlan,
+    analyze: bool,
+    mut engine: Engine,
+    sink: &mut Sink<'_>,
+) -> Result<RunStats> {
+    let variations = engine.variations;
+    let with_text = engine.query().reads_tags || sink.writes();
+    let mut stats = RunStats::default();
+    let segments = candidates(db, plan, analyze, &mut stats)?;
+    // Games skipped by the index are read (and do not match).
+    let read: u64 = segments
+        .iter()
+        .map(|(_, seg, c)| c.as_ref().map_or(u64::from(seg.games()), |g| g.len()))
+        .sum();
+    sink.summary.games += stats.games - read;
+    if plan.residual == Residual::None {
+        sink.summary.games += read;
+        for (first, _, games) in &segments {
+            for g in games.iter().flatten() {
+                sink.summary.matched.push(first + u64::from(g));
+            }
+        }
+        return Ok(stats);
+    }
+    let t = std::time::Instant::now();
+    let before = (sink.summary.games, sink.summary.positions);
+    if engine.query().has_state() {
+        // Variables carry over from game to game: one engine, games in order.
+        for (first, seg, games) in segments {
+            let mut failure = None;
+            seg.for_each_game_in(games.as_ref(), with_text, |local, rows| {
+                if failure.is_some() {
+                    return Ok(());
+                }
+                let game = game_from_rows(first + u64::from(local), &rows, with_text, variations);
+                let m = engine.run_game(&game);
+                if let Err(e) = sink.take(&game, &m) {
+                    failure = Some(e);
+                }
+                Ok(())
+            })?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+        residual_stats(&mut stats.residual, sink, before, t);
+        return Ok(stats);
+    }
+    // A few segments at a time, so that buffered output stays bounded.
+    let width = rayon::current_num_threads().max(1);
+    let opts = sink.writes().then(|| sink.opts.clone());
+    let format = sink.format;
+    for chunk in segments.chunks(width) {
+        let outs: Vec<Result<Vec<GameOut>>> = chunk
+            .par_iter()
+            .map(|(first, seg, games)| {
+                let mut e = engine.fork();
+                let mut outs = Vec::new();
+                let mut failure = None;
+                seg.for_each_game_in(games.as_ref(), with_text, |local, rows| {
+                    let game =
+                        game_from_rows(first + u64::from(local), &rows, with_text, variations);
+                    let m = e.run_game(&game);
+                    match GameOut::of(&game, &m, opts.as_ref(), format) {
+                        Ok(g) => outs.push(g),
+                        Err(err) => failure = Some(err),
+                    }
+                    Ok(())
+                })?;
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+                Ok(outs)
+            })
+            .collect();
+        for out in outs {
+            for g in out? {
+                sink.accept(g)?;
+            }
+        }
+    }
+    residual_stats(&mut stats.residual, sink, before, t);
+    Ok(stats)
+}
+
+/// The residual's share of a run: games and positions evaluated since `before`, time since
+/// `t` (the sink's time included: they interleave).
+fn residual_stats(st: &mut OpStats, sink: &Sink<'_>, before: (u64, u64), t: std::time::Instant) {
+    st.games = sink.summary.games - before.0;
+    st.positions = sink.summary.positions - before.1;
+    st.micros = t.elapsed().as_micros() as u64;
+}

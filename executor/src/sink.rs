@@ -1,0 +1,249 @@
+//! Sinks: where the games a query selects go — PGN as the reference program writes it, JSON
+//! or CSV rows, or nowhere (a count) — with `sort matchcount` buffering, and the totals of a
+//! run ([`Summary`]).
+//!
+//! A sink sees games in input order; parallel evaluation hands it finished [`GameOut`]s in that
+//! order, so output never depends on the number of threads.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use cqldb_planner::Query;
+use cqldb_planner::plan::{PhysicalPlan, RunStats};
+
+use crate::output::{OutputOptions, write_game};
+use crate::{Game, GameMatch};
+
+/// How matching games are written.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MatchFormat {
+    /// PGN, as the reference CQL program writes it.
+    #[default]
+    Pgn,
+    /// One JSON object per matching game and line (number, roster tags, the matched
+    /// positions with ply, FEN and SAN).
+    Json,
+    /// One CSV row per matching game, with a header line.
+    Csv,
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Games read.
+    pub games: u64,
+    /// Positions visited (evaluated).
+    pub positions: u64,
+    /// Numbers of the games written, in output order.
+    pub matched: Vec<u64>,
+    /// `message` output.
+    pub messages: Vec<String>,
+    /// Games the query could not be fully evaluated on: (game number, why).
+    pub warnings: Vec<(u64, String)>,
+    /// The plan that ran.
+    pub plan: Option<PhysicalPlan>,
+    /// What the executor measured of it.
+    pub stats: RunStats,
+}
+
+/// The receiver of a run's games.
+pub struct Sink<'a> {
+    pub(crate) out: Option<Box<dyn Write + 'a>>,
+    pub(crate) opts: OutputOptions,
+    pub(crate) format: MatchFormat,
+    pub(crate) summary: Summary,
+    /// `sort matchcount`: selected games wait here (key, number, output) until the end.
+    sorted: Option<Vec<(i64, u64, Vec<u8>)>>,
+}
+
+/// What one game contributes to the run.
+#[derive(Default)]
+pub(crate) struct GameOut {
+    number: u64,
+    positions: u64,
+    selected: bool,
+    sort_key: i64,
+    text: Vec<u8>,
+    messages: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl GameOut {
+    /// The game's contribution; its output text only when `opts` is given (a sink that writes).
+    pub(crate) fn of(
+        game: &Game,
+        m: &GameMatch,
+        opts: Option<&OutputOptions>,
+        format: MatchFormat,
+    ) -> Result<Self> {
+        let mut text = Vec::new();
+        if let (true, Some(opts)) = (m.selected, opts) {
+            match format {
+                MatchFormat::Pgn => write_game(&mut text, game, m, opts)?,
+                MatchFormat::Json => crate::rows::write_json_row(&mut text, game, m)?,
+                MatchFormat::Csv => crate::rows::write_csv_row(&mut text, game, m)?,
+            }
+        }
+        Ok(Self {
+            number: game.number,
+            positions: visited(game),
+            selected: m.selected,
+            sort_key: m.matched.len() as i64,
+            text,
+            messages: m.messages.clone(),
+            warnings: m.warnings.clone(),
+        })
+    }
+}
+
+impl<'a> Sink<'a> {
+    /// A sink for `query`'s games writing to `out` (`None`: count only), in `format`.
+    pub fn new(
+        query: &Query,
+        out: Option<Box<dyn Write + 'a>>,
+        format: MatchFormat,
+    ) -> Result<Self> {
+        let mut out = out;
+        if let (Some(w), MatchFormat::Csv) = (out.as_mut(), format) {
+            writeln!(w, "{}", crate::rows::CSV_HEADER)?;
+        }
+        Ok(Self {
+            out,
+            opts: output_options(query),
+            format,
+            summary: Summary::default(),
+            sorted: query.header.sort_matchcount.then(Vec::new),
+        })
+    }
+
+    /// Whether selected games are written (not only counted).
+    pub fn writes(&self) -> bool {
+        self.out.is_some()
+    }
+
+    /// Takes one evaluated game.
+    pub fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
+        let writing = self.out.is_some();
+        let g = GameOut::of(game, m, writing.then_some(&self.opts), self.format)?;
+        self.accept(g)
+    }
+
+    pub(crate) fn accept(&mut self, g: GameOut) -> Result<()> {
+        self.summary.games += 1;
+        self.summary.positions += g.positions;
+        self.summary.messages.extend(g.messages);
+        for w in g.warnings {
+            self.summary.warnings.push((g.number, w));
+        }
+        if !g.selected {
+            return Ok(());
+        }
+        if let Some(sorted) = self.sorted.as_mut() {
+            sorted.push((g.sort_key, g.number, g.text));
+            return Ok(());
+        }
+        self.summary.matched.push(g.number);
+        if let Some(w) = self.out.as_mut() {
+            w.write_all(&g.text)?;
+        }
+        Ok(())
+    }
+
+    /// Writes sorted output (largest key first, ties in input order), flushes, and returns the
+    /// run's totals.
+    pub fn finish(mut self) -> Result<Summary> {
+        let t = std::time::Instant::now();
+        if let Some(mut sorted) = self.sorted.take() {
+            sorted.sort_by_key(|g| std::cmp::Reverse(g.0));
+            for (_, number, text) in sorted {
+                self.summary.matched.push(number);
+                if let Some(w) = self.out.as_mut() {
+                    w.write_all(&text)?;
+                }
+            }
+        }
+        if let Some(w) = self.out.as_mut() {
+            w.flush()?;
+        }
+        let stats = &mut self.summary.stats.sink;
+        stats.micros += t.elapsed().as_micros() as u64;
+        stats.games = self.summary.matched.len() as u64;
+        Ok(self.summary)
+    }
+}
+
+/// Positions a game's evaluation visits: all of them with variations, else the main line.
+fn visited(game: &Game) -> u64 {
+    if game.variations {
+        game.len() as u64
+    } else {
+        game.positions.iter().filter(|p| p.depth == 0).count() as u64
+    }
+}
+
+/// The header's output settings (`matchstring`, `silent`, `quiet`).
+pub fn output_options(query: &Query) -> OutputOptions {
+    OutputOptions {
+        matchstring: query
+            .header
+            .matchstring
+            .clone()
+            .unwrap_or_else(|| "CQL".to_owned()),
+        silent: query.header.silent,
+        quiet: query.header.quiet,
+    }
+}
+
+/// An output file: `-` is stdout; a name ending in `.zst` or `.gz` is compressed (the stream is
+/// finished by the sink's last flush).
+pub fn open_output(p: &Path) -> Result<Box<dyn Write>> {
+    if p.as_os_str() == "-" {
+        return Ok(Box::new(std::io::BufWriter::new(std::io::stdout())));
+    }
+    let file =
+        std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+    let file = std::io::BufWriter::new(file);
+    let name = p.to_string_lossy();
+    Ok(if name.ends_with(".zst") {
+        Box::new(Finishing::Zstd(Some(zstd::Encoder::new(file, 3)?)))
+    } else if name.ends_with(".gz") {
+        Box::new(Finishing::Gzip(Some(flate2::write::GzEncoder::new(
+            file,
+            flate2::Compression::default(),
+        ))))
+    } else {
+        Box::new(file)
+    })
+}
+
+/// A compressing writer whose `flush` at the end of a run writes the compressed stream's end:
+/// the sink only knows `Write`, and a stream that is never finished is unreadable.
+enum Finishing<W: Write> {
+    Zstd(Option<zstd::Encoder<'static, W>>),
+    Gzip(Option<flate2::write::GzEncoder<W>>),
+}
+
+impl<W: Write> Write for Finishing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Finishing::Zstd(Some(e)) => e.write(buf),
+            Finishing::Gzip(Some(e)) => e.write(buf),
+            _ => Err(std::io::Error::other("output already finished")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut inner = match self {
+            Finishing::Zstd(e) => match e.take() {
+                Some(e) => e.finish()?,
+                None => return Ok(()),
+            },
+            Finishing::Gzip(e) => match e.take() {
+                Some(e) => e.finish()?,
+                None => return Ok(()),
+            },
+        };
+        inner.flush()
+    }
+}
