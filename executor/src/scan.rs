@@ -150,6 +150,7 @@ impl<'a> SegmentScan<'a> {
                 }
             }
             Scan::Moves { leaving, traits } => self.moves(*leaving, *traits)?,
+            Scan::Ply(lo, hi) => self.plies(*lo, *hi)?,
             Scan::And(xs) => {
                 let mut acc: Option<RoaringBitmap> = None;
                 for x in xs {
@@ -219,6 +220,29 @@ impl<'a> SegmentScan<'a> {
                 out |= self
                     .seg
                     .bitmap(BitmapKey::Piece(color, role, Square::new(sq)))?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// A superset of the positions at plies `lo..=hi`: in pre-order a position at ply `p` is at
+    /// least `p` after its game's first, and exactly `p` after it in a game without variations
+    /// (a game whose positions are all on the main line).
+    fn plies(&self, lo: u32, hi: u32) -> cqldb_storage::Result<RoaringBitmap> {
+        let side = self.universe() - self.seg.bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?;
+        let with_variations = self.games_of(&side);
+        let mut out = RoaringBitmap::new();
+        for (g, w) in self.starts.windows(2).enumerate() {
+            let (start, end) = (u64::from(w[0]), u64::from(w[1]));
+            let from = start + u64::from(lo);
+            let to = if with_variations.contains(g as u32) {
+                end
+            } else {
+                end.min(start + u64::from(hi) + 1)
+            };
+            if from < to {
+                // Both ends are within the segment's u32 position ids.
+                out.insert_range(from as u32..to as u32);
             }
         }
         Ok(out)

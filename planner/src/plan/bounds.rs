@@ -319,6 +319,9 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
     let [(op, second)] = rest else {
         return Bounds::unknown();
     };
+    if let Some(b) = tree_depth(first, *op, second) {
+        return b;
+    }
     let board_count = |n: &Node| -> Option<u16> {
         let d = match &n.expr {
             Expr::Pieces(d) => d,
@@ -342,6 +345,49 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
         },
     };
     Bounds::exact(Scan::Material(vec![MaterialTest { pieces, op, count }]))
+}
+
+/// `ply op N`, `depth op N` (either way round): ply ranges come from where positions lie in
+/// their game (an upper bound, see [`Scan::Ply`]); depth 0 is the main line.
+fn tree_depth(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
+    let (attr, op, n) = match (&first.expr, &second.expr) {
+        (a @ (Expr::Ply | Expr::Depth), Expr::Number(n)) => (a, op, *n),
+        (Expr::Number(n), a @ (Expr::Ply | Expr::Depth)) => (a, mirror(op), *n),
+        _ => return None,
+    };
+    // The values `v` with `v op n`, as an inclusive range of non-negative numbers.
+    let (lo, hi) = match op {
+        CmpOp::Eq => (n, n),
+        CmpOp::Lt => (0, n.saturating_sub(1)),
+        CmpOp::Le => (0, n),
+        CmpOp::Gt => (n.saturating_add(1), i64::MAX),
+        CmpOp::Ge => (n, i64::MAX),
+        CmpOp::Ne => return None,
+    };
+    let lo = lo.max(0);
+    if hi < lo {
+        return Some(Bounds::exact(Scan::Empty));
+    }
+    let clamp = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+    Some(match attr {
+        Expr::Ply => Bounds {
+            upper: Scan::Ply(clamp(lo), clamp(hi)),
+            lower: Scan::Empty,
+        },
+        // Depth counts the secondary moves on the way from the root: 0 exactly on the main line.
+        _ => {
+            let main = Scan::Flag(PositionFlag::Mainline);
+            match (lo, hi) {
+                (0, 0) => Bounds::exact(main),
+                (0, _) => Bounds::exact(Scan::All),
+                (1, i64::MAX) => Bounds::exact(Scan::complement(main)),
+                _ => Bounds {
+                    upper: Scan::complement(main),
+                    lower: Scan::Empty,
+                },
+            }
+        }
+    })
 }
 
 /// `a op b` as `b op' a`.

@@ -190,6 +190,10 @@ pub enum Scan {
         /// The facts, any of which will do.
         traits: MoveTraits,
     },
+    /// A superset of the positions whose ply is in `lo..=hi`: positions are numbered in
+    /// pre-order from their game's first, so a position at ply `p` is at least `p` after it —
+    /// exactly `p` in a game without variations.
+    Ply(u32, u32),
     /// Positions in every set.
     And(Vec<Scan>),
     /// Positions in some set.
@@ -282,7 +286,8 @@ impl Scan {
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
             | Scan::GameTag { .. }
-            | Scan::Moves { .. } => self.clone(),
+            | Scan::Moves { .. }
+            | Scan::Ply(..) => self.clone(),
         }
     }
 
@@ -315,6 +320,8 @@ impl Scan {
                 if *leaving { "next" } else { "last" },
                 traits.names()
             ),
+            Scan::Ply(lo, hi) if *hi == u32::MAX => format!("RangeScan: ply >= {lo}"),
+            Scan::Ply(lo, hi) => format!("RangeScan: ply {lo}..={hi}"),
             Scan::And(_) => "BitmapAnd".into(),
             Scan::Or(_) => "BitmapOr".into(),
             Scan::Not(_) => "BitmapNot".into(),
@@ -355,7 +362,8 @@ impl Scan {
             | Scan::GameResult(_)
             | Scan::GameTag { .. }
             // Move facts have no colour.
-            | Scan::Moves { .. } => self.clone(),
+            | Scan::Moves { .. }
+            | Scan::Ply(..) => self.clone(),
         }
     }
 
@@ -379,7 +387,8 @@ impl Scan {
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
             | Scan::GameTag { .. }
-            | Scan::Moves { .. } => Vec::new(),
+            | Scan::Moves { .. }
+            | Scan::Ply(..) => Vec::new(),
         }
     }
 }

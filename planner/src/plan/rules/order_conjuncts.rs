@@ -43,6 +43,7 @@ pub fn cost(s: &Scan) -> u32 {
             6 + (pieces.count_ones() * squares.count_ones()).min(90)
         }
         Scan::Material(_) => 50,
+        Scan::Ply(..) => 45,
         Scan::Flag(_) => 60,
         Scan::And(xs) => xs.iter().map(cost).min().unwrap_or(0),
         Scan::Or(xs) => xs.iter().map(cost).sum::<u32>().min(200),

@@ -73,7 +73,8 @@ pub fn simplify(s: &Scan) -> Scan {
         | Scan::GameNumbers(..)
         | Scan::GameResult(_)
         | Scan::GameTag { .. }
-        | Scan::Moves { .. } => s.clone(),
+        | Scan::Moves { .. }
+        | Scan::Ply(..) => s.clone(),
     }
 }
 

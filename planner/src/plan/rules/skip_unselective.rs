@@ -61,6 +61,12 @@ pub fn position_share(s: &Scan) -> f64 {
         Scan::Material(tests) => 0.02f64.powi(tests.len().min(3) as i32),
         Scan::GameTag { .. } => 0.000_5,
         Scan::Moves { traits, .. } => move_share(*traits),
+        // Games are about 80 plies long.
+        Scan::Ply(lo, hi) => {
+            let width = f64::from(hi.saturating_sub(*lo)) + 1.0;
+            let above = (80.0 - f64::from(*lo)).max(1.0);
+            (width.min(above) / 80.0).min(1.0)
+        }
         Scan::GameResult(_) => 0.4,
         Scan::GameNumbers(lo, hi) => (0.000_1 * (hi - lo + 1).max(0) as f64).min(1.0),
         Scan::And(xs) => xs.iter().map(position_share).product(),
