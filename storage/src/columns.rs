@@ -275,151 +275,243 @@ pub fn decode_block(data: &[u8], raw_len: usize) -> Option<DecodedBlock> {
 /// As [`decode_block`]; without `hashes` the Zobrist and material columns are left at zero
 /// (they cost a quarter of the decode time and query evaluation does not read them).
 pub fn decode_block_opts(data: &[u8], raw_len: usize, hashes: bool) -> Option<DecodedBlock> {
-    let raw = zstd::bulk::decompress(data, raw_len).ok()?;
-    let mut r = In { buf: &raw, at: 0 };
-    let (parent_delta, n) = r.narrow_view(None)?;
-    let (stored, _) = r.view(1, Some(n))?;
-    let (moves, _) = r.narrow_view(Some(n))?;
-    let (castling, _) = r.view(2, Some(n))?;
-    let (ep, _) = r.view(1, Some(n))?;
-    let (halfmoves, _) = r.narrow_view(Some(n))?;
-    let roots: Vec<(Col, usize)> = (0..10)
-        .map(|k| {
-            r.view(
-                if k < 8 {
-                    8
-                } else if k == 8 {
-                    4
-                } else {
-                    1
-                },
-                None,
-            )
-        })
-        .collect::<Option<_>>()?;
-    let root_count = roots[0].1;
-    if roots.iter().any(|(_, len)| *len != root_count) {
-        return None;
-    }
-    let mut positions: Vec<PositionRecord> = Vec::with_capacity(n);
-    let mut next_child = vec![0u32; n];
-    let mut next_root = 0usize;
-    let mut game_start = 0usize;
-    for i in 0..n {
-        let mv = MoveCode(moves.get(i) as u32);
-        let delta = parent_delta.get(i) as usize;
-        let mut flags = PositionFlags(0);
-        for (bit, flag) in STORED_FLAGS.iter().enumerate() {
-            flags.set(*flag, stored.get(i) >> bit & 1 == 1);
-        }
-        let mut rec = PositionRecord {
-            parent: NO_PARENT,
-            child_index: 0,
-            children: 0,
-            ply: 0,
-            depth: 0,
-            move_number: 0,
-            flags,
-            mv,
-            castling: castling_from_u16(castling.get(i) as u16),
-            ep_square: (ep.get(i) < 64).then(|| Square::new(ep.get(i) as u32)),
-            halfmove_clock: halfmoves.get(i) as u32,
-            zobrist: 0,
-            material: MaterialSignature::default(),
-            board: Bitboards::default(),
-        };
-        if delta == 0 {
-            if next_root >= root_count {
-                return None;
-            }
-            for (k, (col, _)) in roots[..8].iter().enumerate() {
-                rec.board.0[k] = col.get(next_root);
-            }
-            rec.move_number = roots[8].0.get(next_root) as u32;
-            rec.flags
-                .set(PositionFlags::WHITE_TO_MOVE, roots[9].0.get(next_root) == 1);
-            rec.flags |= PositionFlags::INITIAL | PositionFlags::VIRTUAL_MAINLINE;
-            if hashes {
-                rec.material = MaterialSignature::of(&rec.board.to_board()?);
-                rec.zobrist = crate::replay::zobrist(&rec);
-            }
-            next_root += 1;
-            game_start = i;
-        } else {
-            let p = i.checked_sub(delta)?;
-            if p < game_start {
-                return None;
-            }
-            let parent = &positions[p];
-            let child_index = next_child[p];
-            next_child[p] += 1;
-            rec.parent = (p - game_start) as u32;
-            rec.child_index = child_index;
-            rec.ply = parent.ply.saturating_add(1);
-            rec.depth = parent.depth.saturating_add(u32::from(child_index > 0));
-            let parent_black = parent.turn() == shakmaty::Color::Black;
-            let null = mv.kind() == Some(crate::schema::MoveKind::Null);
-            rec.move_number = parent
-                .move_number
-                .saturating_add(u32::from(parent_black && !null));
-            rec.flags.set(PositionFlags::WHITE_TO_MOVE, parent_black);
-            rec.flags.set(
-                PositionFlags::VIRTUAL_MAINLINE,
-                parent.flags.contains(PositionFlags::VIRTUAL_MAINLINE)
-                    && (parent_black || child_index == 0),
-            );
-            rec.board = parent.board;
-            apply_move(&mut rec.board, parent.turn(), mv);
-            if hashes {
-                rec.material = if mv.capture().is_some() || mv.promotion().is_some() {
-                    MaterialSignature::of(&rec.board.to_board()?)
-                } else {
-                    parent.material
-                };
-                rec.zobrist = crate::replay::zobrist_after(parent, &rec);
-            }
-        }
-        rec.flags.set(PositionFlags::MAINLINE, rec.depth == 0);
-        rec.flags.set(PositionFlags::VARIATION, rec.depth > 0);
-        positions.push(rec);
-    }
-    for (i, rec) in positions.iter_mut().enumerate() {
-        rec.children = next_child[i];
-        rec.flags.set(PositionFlags::TERMINAL, rec.children == 0);
-    }
-    let cpos = r.col(4)?;
-    let cplace = r.col(1)?;
-    let cstart = r.col(4)?;
-    let clen = r.col(4)?;
-    let comments = (0..cpos.len())
-        .map(|i| {
-            Some(CommentRef {
-                position: *cpos.get(i)? as u32,
-                placement: if *cplace.get(i)? == 1 {
-                    CommentPlacement::Before
-                } else {
-                    CommentPlacement::After
-                },
-                start: *cstart.get(i)? as u32,
-                len: *clen.get(i)? as u32,
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let npos = r.col(4)?;
-    let nval = r.col(1)?;
-    let nags = npos
-        .iter()
-        .zip(&nval)
-        .map(|(&p, &v)| NagRef {
-            position: p as u32,
-            nag: v as u8,
-        })
-        .collect();
+    let raw = decompress_block(data, raw_len)?;
+    let view = BlockView::parse(&raw)?;
+    let positions = view.replay(0..view.len(), 0, hashes)?;
+    let (comments, nags) = view.notes()?;
     Some(DecodedBlock {
         positions,
         comments,
         nags,
     })
+}
+
+/// A block's packed columns, decompressed (see [`BlockView`]).
+pub fn decompress_block(data: &[u8], raw_len: usize) -> Option<Vec<u8>> {
+    zstd::bulk::decompress(data, raw_len).ok()
+}
+
+/// The columns of a decompressed block, parsed but not replayed: any of its games can then be
+/// rebuilt alone ([`BlockView::replay`]), so reading a few candidate games of a block costs
+/// their positions, not the block's.
+pub struct BlockView<'a> {
+    raw: &'a [u8],
+    parent_delta: Col<'a>,
+    stored: Col<'a>,
+    moves: Col<'a>,
+    castling: Col<'a>,
+    ep: Col<'a>,
+    halfmoves: Col<'a>,
+    roots: Vec<Col<'a>>,
+    root_count: usize,
+    n: usize,
+    /// Where the comment and NAG columns start.
+    notes_at: usize,
+}
+
+impl<'a> BlockView<'a> {
+    /// Parses the column layout of a decompressed block (`None` when it is malformed).
+    pub fn parse(raw: &'a [u8]) -> Option<Self> {
+        let mut r = In { buf: raw, at: 0 };
+        let (parent_delta, n) = r.narrow_view(None)?;
+        let (stored, _) = r.view(1, Some(n))?;
+        let (moves, _) = r.narrow_view(Some(n))?;
+        let (castling, _) = r.view(2, Some(n))?;
+        let (ep, _) = r.view(1, Some(n))?;
+        let (halfmoves, _) = r.narrow_view(Some(n))?;
+        let roots: Vec<(Col, usize)> = (0..10)
+            .map(|k| {
+                r.view(
+                    if k < 8 {
+                        8
+                    } else if k == 8 {
+                        4
+                    } else {
+                        1
+                    },
+                    None,
+                )
+            })
+            .collect::<Option<_>>()?;
+        let root_count = roots[0].1;
+        if roots.iter().any(|(_, len)| *len != root_count) {
+            return None;
+        }
+        Some(Self {
+            raw,
+            parent_delta,
+            stored,
+            moves,
+            castling,
+            ep,
+            halfmoves,
+            roots: roots.into_iter().map(|(c, _)| c).collect(),
+            root_count,
+            n,
+            notes_at: r.at,
+        })
+    }
+
+    /// The block positions where a game starts, in order (a game without positions has none).
+    pub fn roots(&self) -> Vec<u32> {
+        (0..self.n)
+            .filter(|&i| self.parent_delta.get(i) == 0)
+            .map(|i| i as u32)
+            .collect()
+    }
+
+    /// Number of positions in the block.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// True for a block without positions.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Rebuilds the positions `range` of the block: whole games, the first of which is the
+    /// block's game number `first_root` (0-based). `None` when the range does not start at that
+    /// game's root or the columns are inconsistent.
+    pub fn replay(
+        &self,
+        range: std::ops::Range<usize>,
+        first_root: usize,
+        hashes: bool,
+    ) -> Option<Vec<PositionRecord>> {
+        if range.end > self.n || range.start > range.end {
+            return None;
+        }
+        let base = range.start;
+        let mut positions: Vec<PositionRecord> = Vec::with_capacity(range.len());
+        let mut next_child = vec![0u32; range.len()];
+        let mut next_root = first_root;
+        let mut game_start = base;
+        for i in range {
+            let mv = MoveCode(self.moves.get(i) as u32);
+            let delta = self.parent_delta.get(i) as usize;
+            let mut flags = PositionFlags(0);
+            let stored = self.stored.get(i);
+            for (bit, flag) in STORED_FLAGS.iter().enumerate() {
+                flags.set(*flag, stored >> bit & 1 == 1);
+            }
+            let ep = self.ep.get(i);
+            let mut rec = PositionRecord {
+                parent: NO_PARENT,
+                child_index: 0,
+                children: 0,
+                ply: 0,
+                depth: 0,
+                move_number: 0,
+                flags,
+                mv,
+                castling: castling_from_u16(self.castling.get(i) as u16),
+                ep_square: (ep < 64).then(|| Square::new(ep as u32)),
+                halfmove_clock: self.halfmoves.get(i) as u32,
+                zobrist: 0,
+                material: MaterialSignature::default(),
+                board: Bitboards::default(),
+            };
+            if delta == 0 {
+                if next_root >= self.root_count {
+                    return None;
+                }
+                for (k, col) in self.roots[..8].iter().enumerate() {
+                    rec.board.0[k] = col.get(next_root);
+                }
+                rec.move_number = self.roots[8].get(next_root) as u32;
+                rec.flags.set(
+                    PositionFlags::WHITE_TO_MOVE,
+                    self.roots[9].get(next_root) == 1,
+                );
+                rec.flags |= PositionFlags::INITIAL | PositionFlags::VIRTUAL_MAINLINE;
+                if hashes {
+                    rec.material = MaterialSignature::of(&rec.board.to_board()?);
+                    rec.zobrist = crate::replay::zobrist(&rec);
+                }
+                next_root += 1;
+                game_start = i;
+            } else {
+                let p = i.checked_sub(delta)?;
+                if p < game_start {
+                    return None;
+                }
+                let parent = &positions[p - base];
+                let child_index = next_child[p - base];
+                next_child[p - base] += 1;
+                rec.parent = (p - game_start) as u32;
+                rec.child_index = child_index;
+                rec.ply = parent.ply.saturating_add(1);
+                rec.depth = parent.depth.saturating_add(u32::from(child_index > 0));
+                let parent_black = parent.turn() == shakmaty::Color::Black;
+                let null = mv.kind() == Some(crate::schema::MoveKind::Null);
+                rec.move_number = parent
+                    .move_number
+                    .saturating_add(u32::from(parent_black && !null));
+                rec.flags.set(PositionFlags::WHITE_TO_MOVE, parent_black);
+                rec.flags.set(
+                    PositionFlags::VIRTUAL_MAINLINE,
+                    parent.flags.contains(PositionFlags::VIRTUAL_MAINLINE)
+                        && (parent_black || child_index == 0),
+                );
+                rec.board = parent.board;
+                apply_move(&mut rec.board, parent.turn(), mv);
+                if hashes {
+                    rec.material = if mv.capture().is_some() || mv.promotion().is_some() {
+                        MaterialSignature::of(&rec.board.to_board()?)
+                    } else {
+                        parent.material
+                    };
+                    rec.zobrist = crate::replay::zobrist_after(parent, &rec);
+                }
+            }
+            rec.flags.set(PositionFlags::MAINLINE, rec.depth == 0);
+            rec.flags.set(PositionFlags::VARIATION, rec.depth > 0);
+            positions.push(rec);
+        }
+        for (i, rec) in positions.iter_mut().enumerate() {
+            rec.children = next_child[i];
+            rec.flags.set(PositionFlags::TERMINAL, rec.children == 0);
+        }
+        Some(positions)
+    }
+
+    /// The block's comments and NAGs (positions block-local).
+    pub fn notes(&self) -> Option<(Vec<CommentRef>, Vec<NagRef>)> {
+        let mut r = In {
+            buf: self.raw,
+            at: self.notes_at,
+        };
+        let cpos = r.col(4)?;
+        let cplace = r.col(1)?;
+        let cstart = r.col(4)?;
+        let clen = r.col(4)?;
+        let comments = (0..cpos.len())
+            .map(|i| {
+                Some(CommentRef {
+                    position: *cpos.get(i)? as u32,
+                    placement: if *cplace.get(i)? == 1 {
+                        CommentPlacement::Before
+                    } else {
+                        CommentPlacement::After
+                    },
+                    start: *cstart.get(i)? as u32,
+                    len: *clen.get(i)? as u32,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let npos = r.col(4)?;
+        let nval = r.col(1)?;
+        let nags = npos
+            .iter()
+            .zip(&nval)
+            .map(|(&p, &v)| NagRef {
+                position: p as u32,
+                nag: v as u8,
+            })
+            .collect();
+        Some((comments, nags))
+    }
 }
 
 /// Flags that cannot be derived from the tree and are stored (one bit each, in this order).

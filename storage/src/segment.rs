@@ -11,7 +11,7 @@ use roaring::RoaringBitmap;
 
 use crate::batch::EncodedBatch;
 use crate::bitmap::{BitmapBuilder, BitmapKey};
-use crate::columns::{DecodedBlock, decode_block_opts};
+use crate::columns::{BlockView, DecodedBlock, decode_block_opts, decompress_block};
 use crate::error::{Result, StorageError};
 use crate::file::{MappedFile, write_file_streaming};
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
@@ -444,7 +444,9 @@ impl Segment {
         let g = &self.data().games;
         let games = self.games();
         let mut chunk_cache: Option<(u32, Vec<u8>)> = None;
-        let mut block_cache: Option<(u32, DecodedBlock, u32)> = None;
+        // The candidate's block, decompressed once, with its first position and game and its
+        // notes; each game is then replayed alone.
+        let mut block_cache: Option<BlockCache> = None;
         let all = 0..games;
         let picked: &mut dyn Iterator<Item = u32> = match only {
             Some(set) => &mut set.iter().take_while(|&i| i < games),
@@ -453,20 +455,28 @@ impl Segment {
         for i in picked {
             let i = i as usize;
             let block = g.block[i].to_native();
-            if block_cache.as_ref().is_none_or(|(b, _, _)| *b != block) {
-                let decoded = self.block_opts(block as usize, false)?;
-                let (first, _) = self.block_start(block as usize);
-                block_cache = Some((block, decoded, first));
+            if block_cache.as_ref().is_none_or(|c| c.block != block) {
+                block_cache = Some(self.block_cache(block)?);
             }
-            let Some((_, decoded, first)) = &block_cache else {
+            let Some(cache) = &block_cache else {
                 return Err(self.corrupt("block cache"));
             };
-            let start = (g.pos_start[i].to_native() - first) as usize;
-            let end = (g.pos_start[i + 1].to_native() - first) as usize;
-            let positions = decoded
-                .positions
-                .get(start..end)
-                .ok_or_else(|| self.corrupt("game outside its block"))?;
+            let first = cache.first_position;
+            let outside = || self.corrupt("game outside its block");
+            let start = g.pos_start[i]
+                .to_native()
+                .checked_sub(first)
+                .ok_or_else(outside)? as usize;
+            let end = g.pos_start[i + 1]
+                .to_native()
+                .checked_sub(first)
+                .ok_or_else(outside)? as usize;
+            // The game's number among the block's games with positions.
+            let root = cache.roots.partition_point(|&r| (r as usize) < start);
+            let view = BlockView::parse(&cache.raw)
+                .ok_or_else(|| self.corrupt("undecodable position block"))?;
+            let positions = view.replay(start..end, root, false).ok_or_else(outside)?;
+            let decoded = &cache.notes;
             let mut text: &[u8] = &[];
             if with_text {
                 let chunk = g.text_chunk[i].to_native();
@@ -497,7 +507,7 @@ impl Segment {
             f(
                 i as u32,
                 GameRows {
-                    positions,
+                    positions: &positions,
                     comments: decoded.comments.get(c0..c1).unwrap_or_default(),
                     nags: decoded.nags.get(n0..n1).unwrap_or_default(),
                     first: lo,
@@ -612,6 +622,34 @@ impl Segment {
         }
     }
 
+    /// Decompresses block `block` for [`Segment::for_each_game_in`].
+    fn block_cache(&self, block: u32) -> Result<BlockCache> {
+        let b = self
+            .data()
+            .blocks
+            .get(block as usize)
+            .ok_or_else(|| self.corrupt("block index out of range"))?;
+        let raw = decompress_block(&b.data, b.raw_len.to_native() as usize)
+            .ok_or_else(|| self.corrupt("undecodable position block"))?;
+        let view =
+            BlockView::parse(&raw).ok_or_else(|| self.corrupt("undecodable position block"))?;
+        if view.len() != b.positions.to_native() as usize {
+            return Err(self.corrupt("position block has the wrong length"));
+        }
+        let (comments, nags) = view
+            .notes()
+            .ok_or_else(|| self.corrupt("undecodable position block"))?;
+        let (first_position, _) = self.block_start(block as usize);
+        let roots = view.roots();
+        Ok(BlockCache {
+            block,
+            raw,
+            first_position,
+            roots,
+            notes: Notes { comments, nags },
+        })
+    }
+
     /// Whether the segment stores a bitmap under `key` (an absent key reads as empty).
     pub fn has_bitmap(&self, key: BitmapKey) -> bool {
         let k = key.to_u64();
@@ -694,4 +732,20 @@ fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String>
         return Err("bitmap keys and blobs differ in number".into());
     }
     Ok(())
+}
+
+/// A decompressed block kept while its games are read.
+struct BlockCache {
+    block: u32,
+    raw: Vec<u8>,
+    first_position: u32,
+    /// Block positions where games start.
+    roots: Vec<u32>,
+    notes: Notes,
+}
+
+/// A block's comments and NAGs (positions block-local).
+struct Notes {
+    comments: Vec<CommentRef>,
+    nags: Vec<NagRef>,
 }
