@@ -76,11 +76,12 @@ pub struct MappedFile {
 }
 
 impl MappedFile {
-    /// Maps `path` and checks magic, version, length and checksum.
-    pub fn open(path: &Path, magic: &[u8; 8]) -> Result<Self> {
+    /// Maps `path` and checks magic, version and length, and with `verify` the checksum of the
+    /// whole payload (a reader that checks what it reads part by part skips that pass).
+    pub fn open(path: &Path, magic: &[u8; 8], verify: bool) -> Result<Self> {
         let f = File::open(path).map_err(StorageError::io(path))?;
         // SAFETY: segment files are immutable once written (new data always goes to new files)
-        // and the map is read-only; the bytes are verified below before any use.
+        // and the map is read-only; readers check what they use (the whole checksum, or each part's).
         let map = unsafe { Mmap::map(&f) }.map_err(StorageError::io(path))?;
         if map.len() < HEADER_LEN {
             return Err(StorageError::corrupt(path, "file shorter than its header"));
@@ -107,11 +108,21 @@ impl MappedFile {
                 ),
             ));
         }
+        let file = Self { map };
+        if verify {
+            file.verify(path)?;
+        }
+        Ok(file)
+    }
+
+    /// Checks the whole payload against the header's checksum.
+    pub fn verify(&self, path: &Path) -> Result<()> {
+        let map = &self.map;
         let crc = u32::from_le_bytes([map[20], map[21], map[22], map[23]]);
         if crc32fast::hash(&map[HEADER_LEN..]) != crc {
             return Err(StorageError::corrupt(path, "checksum mismatch"));
         }
-        Ok(Self { map })
+        Ok(())
     }
 
     /// The verified payload.

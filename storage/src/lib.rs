@@ -22,6 +22,7 @@ pub mod bitmap;
 pub mod catalog;
 pub mod columns;
 pub mod db;
+pub mod digest;
 pub mod error;
 pub mod file;
 pub mod gtl;

@@ -8,7 +8,7 @@
 use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingSide, Color, Move, Piece, Role, Square};
 
 /// Version of the on-disk layout. Bump on any change to a stored structure.
-pub const SCHEMA_VERSION: u64 = 2;
+pub const SCHEMA_VERSION: u64 = 3;
 
 /// Marker for "no parent" (the initial position of a game).
 pub const NO_PARENT: u32 = u32::MAX;

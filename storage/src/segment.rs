@@ -12,6 +12,7 @@ use roaring::RoaringBitmap;
 use crate::batch::EncodedBatch;
 use crate::bitmap::{BitmapBuilder, BitmapKey};
 use crate::columns::{BlockView, DecodedBlock, decode_block_opts, decompress_block};
+use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::{Result, StorageError};
 use crate::file::{MappedFile, write_file_streaming};
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
@@ -99,6 +100,70 @@ struct SegmentData {
     bitmap_blobs: Vec<Vec<u8>>,
     issues: Vec<IssueRecord>,
     variations: u64,
+    /// CRC-32 of each position block's data, text chunk and bitmap blob (checked when read).
+    block_crcs: Vec<u32>,
+    text_crcs: Vec<u32>,
+    bitmap_crcs: Vec<u32>,
+    /// CRC-32 of everything else (checked at open, see `digest.rs`).
+    meta_crc: u32,
+}
+
+/// Feeds a segment's non-blob parts to a digest, in one order for the writer's data and the
+/// reader's archive (`$d` is either).
+macro_rules! digest_meta {
+    ($d:expr) => {{
+        let d = $d;
+        let mut h = Digest::new();
+        h.value(d.files.len() as u64);
+        for f in d.files.iter() {
+            h.column(f.as_bytes());
+        }
+        let g = &d.games;
+        h.column(&g.pos_start.le_bytes());
+        h.column(&g.block.le_bytes());
+        h.column(&g.text_chunk.le_bytes());
+        h.column(&g.text_offset.le_bytes());
+        h.column(&g.text_len.le_bytes());
+        h.column(&g.file.le_bytes());
+        h.column(&g.line.le_bytes());
+        h.column(&g.byte_offset.le_bytes());
+        h.column(&g.result);
+        h.column(&g.year.le_bytes());
+        h.column(&g.eco.le_bytes());
+        h.column(&g.white_elo.le_bytes());
+        h.column(&g.black_elo.le_bytes());
+        h.column(&g.issues.le_bytes());
+        h.column(&g.detached_variations.le_bytes());
+        h.value(d.blocks.len() as u64);
+        for b in d.blocks.iter() {
+            for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
+                h.value(Native::native(v));
+            }
+            h.value(b.data.len() as u64);
+        }
+        h.value(d.text_chunks.len() as u64);
+        for c in d.text_chunks.iter() {
+            h.value(c.len() as u64);
+        }
+        h.column(&d.bitmap_keys.le_bytes());
+        h.value(d.bitmap_blobs.len() as u64);
+        for b in d.bitmap_blobs.iter() {
+            h.value(b.len() as u64);
+        }
+        h.value(d.issues.len() as u64);
+        for is in d.issues.iter() {
+            for v in [is.game, is.line, is.column] {
+                h.value(Native::native(v));
+            }
+            h.column(is.kind.as_bytes());
+            h.column(is.message.as_bytes());
+        }
+        h.value(Native::native(d.variations));
+        h.column(&d.block_crcs.le_bytes());
+        h.column(&d.text_crcs.le_bytes());
+        h.column(&d.bitmap_crcs.le_bytes());
+        h.finish()
+    }};
 }
 
 /// Totals of a segment.
@@ -143,6 +208,10 @@ impl SegmentBuilder {
                 bitmap_blobs: Vec::new(),
                 issues: Vec::new(),
                 variations: 0,
+                block_crcs: Vec::new(),
+                text_crcs: Vec::new(),
+                bitmap_crcs: Vec::new(),
+                meta_crc: 0,
             },
             bitmaps: BitmapBuilder::new(),
             positions: 0,
@@ -208,6 +277,8 @@ impl SegmentBuilder {
                 ..is.clone()
             }));
         self.data_bytes += (batch.block.len() + batch.text.len()) as u64;
+        self.data.block_crcs.push(blob_crc(&batch.block));
+        self.data.text_crcs.push(blob_crc(&batch.text));
         self.data.blocks.push(BlockEntry {
             first_position: base,
             positions: batch.positions,
@@ -230,8 +301,10 @@ impl SegmentBuilder {
     pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
         self.data.games.pos_start.push(self.positions as u32);
         let (keys, blobs) = std::mem::take(&mut self.bitmaps).finish();
+        self.data.bitmap_crcs = blobs.iter().map(|b| blob_crc(b)).collect();
         self.data.bitmap_keys = keys;
         self.data.bitmap_blobs = blobs;
+        self.data.meta_crc = digest_meta!(&self.data);
         let stats = SegmentStats {
             games: self.data.games.result.len() as u64,
             positions: self.positions,
@@ -305,10 +378,22 @@ pub struct GameInfo {
 impl Segment {
     /// Opens and verifies a segment file (checksum and archive structure).
     pub fn open(path: &Path) -> Result<Self> {
-        let file = MappedFile::open(path, MAGIC)?;
-        let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
-            .map_err(|e| StorageError::corrupt(path, format!("bad archive: {e}")))?;
-        check_consistency(data).map_err(|what| StorageError::corrupt(path, what))?;
+        // The header checksum covers every byte and is left to a full check; blobs are checked
+        // when read and the rest here (see `digest.rs`).
+        let file = MappedFile::open(path, MAGIC, false)?;
+        let checked = || -> std::result::Result<(), String> {
+            let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
+                .map_err(|_| "bad archive structure".to_owned())?;
+            if digest_meta!(data) != data.meta_crc.to_native() {
+                return Err("checksum mismatch (segment tables)".into());
+            }
+            check_consistency(data)
+        };
+        if let Err(what) = checked() {
+            // Damage found: the whole file's checksum says more precisely what happened.
+            file.verify(path)?;
+            return Err(StorageError::corrupt(path, what));
+        }
         Ok(Self {
             path: path.to_owned(),
             file,
@@ -407,13 +492,7 @@ impl Segment {
             .text_chunk
             .get(i)
             .ok_or_else(|| self.corrupt("no such game"))?;
-        let data = self
-            .data()
-            .text_chunks
-            .get(chunk.to_native() as usize)
-            .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
-        let raw = zstd::stream::decode_all(data.as_slice())
-            .map_err(|e| self.corrupt(&format!("text chunk: {e}")))?;
+        let raw = self.text_chunk(chunk.to_native())?;
         let start = g.text_offset[i].to_native() as usize;
         let end = start + g.text_len[i].to_native() as usize;
         raw.get(start..end)
@@ -481,14 +560,7 @@ impl Segment {
             if with_text {
                 let chunk = g.text_chunk[i].to_native();
                 if chunk_cache.as_ref().is_none_or(|(c, _)| *c != chunk) {
-                    let data = self
-                        .data()
-                        .text_chunks
-                        .get(chunk as usize)
-                        .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
-                    let raw = zstd::stream::decode_all(data.as_slice())
-                        .map_err(|e| self.corrupt(&format!("text chunk: {e}")))?;
-                    chunk_cache = Some((chunk, raw));
+                    chunk_cache = Some((chunk, self.text_chunk(chunk)?));
                 }
                 if let Some((_, raw)) = &chunk_cache {
                     let s = g.text_offset[i].to_native() as usize;
@@ -548,11 +620,7 @@ impl Segment {
 
     /// Decodes one block, with or without the Zobrist and material columns.
     pub fn block_opts(&self, block: usize, hashes: bool) -> Result<DecodedBlock> {
-        let b = self
-            .data()
-            .blocks
-            .get(block)
-            .ok_or_else(|| self.corrupt("block index out of range"))?;
+        let b = self.block_entry(block)?;
         let decoded = decode_block_opts(&b.data, b.raw_len.to_native() as usize, hashes)
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
         if decoded.positions.len() != b.positions.to_native() as usize {
@@ -616,19 +684,60 @@ impl Segment {
         let d = self.data();
         let k = key.to_u64();
         match d.bitmap_keys.binary_search_by(|x| x.to_native().cmp(&k)) {
-            Ok(i) => RoaringBitmap::deserialize_from(d.bitmap_blobs[i].as_slice())
-                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
+            Ok(i) => {
+                let blob = d
+                    .bitmap_blobs
+                    .get(i)
+                    .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
+                self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
+                RoaringBitmap::deserialize_from(blob.as_slice())
+                    .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}")))
+            }
             Err(_) => Ok(RoaringBitmap::new()),
         }
     }
 
+    /// A position block's entry, its data checked against its checksum.
+    fn block_entry(&self, block: usize) -> Result<&ArchivedBlockEntry> {
+        let d = self.data();
+        let b = d
+            .blocks
+            .get(block)
+            .ok_or_else(|| self.corrupt("block index out of range"))?;
+        self.check_blob(&b.data, d.block_crcs.get(block), "position block")?;
+        Ok(b)
+    }
+
+    /// A text chunk, checked and decompressed.
+    fn text_chunk(&self, chunk: u32) -> Result<Vec<u8>> {
+        let d = self.data();
+        let data = d
+            .text_chunks
+            .get(chunk as usize)
+            .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
+        self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
+        zstd::stream::decode_all(data.as_slice())
+            .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
+    }
+
+    /// Checks a blob against its recorded checksum (read just before use: a damaged byte is an
+    /// error naming the file, never a wrong answer).
+    fn check_blob(&self, blob: &[u8], crc: Option<&rkyv::rend::u32_le>, what: &str) -> Result<()> {
+        match crc {
+            Some(c) if c.to_native() == blob_crc(blob) => Ok(()),
+            Some(_) => Err(self.corrupt(&format!("checksum mismatch ({what})"))),
+            None => Err(self.corrupt(&format!("no checksum for a {what}"))),
+        }
+    }
+
+    /// Checks every byte of the file against its header checksum (what opening skips).
+    pub fn verify(&self) -> Result<()> {
+        self.file.verify(&self.path)
+    }
+
     /// Decompresses block `block` for [`Segment::for_each_game_in`].
     fn block_cache(&self, block: u32) -> Result<BlockCache> {
-        let b = self
-            .data()
-            .blocks
-            .get(block as usize)
-            .ok_or_else(|| self.corrupt("block index out of range"))?;
+        let b = self.block_entry(block as usize)?;
         let raw = decompress_block(&b.data, b.raw_len.to_native() as usize)
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
         let view =
@@ -730,6 +839,12 @@ fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String>
     }
     if d.bitmap_keys.len() != d.bitmap_blobs.len() {
         return Err("bitmap keys and blobs differ in number".into());
+    }
+    if d.block_crcs.len() != d.blocks.len()
+        || d.text_crcs.len() != d.text_chunks.len()
+        || d.bitmap_crcs.len() != d.bitmap_blobs.len()
+    {
+        return Err("checksums and parts differ in number".into());
     }
     Ok(())
 }
