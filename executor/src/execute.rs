@@ -217,7 +217,7 @@ fn run_db(
                 if failure.is_some() {
                     return Ok(());
                 }
-                let game = game_from_rows(first + u64::from(local), &rows, with_text, variations);
+                let game = game_from_rows(first + u64::from(local), rows, with_text, variations);
                 let m = engine.run_game(&game);
                 if let Err(e) = sink.take(&game, &m) {
                     failure = Some(e);
@@ -231,20 +231,23 @@ fn run_db(
         residual_stats(&mut stats.residual, sink, before, t);
         return Ok(stats);
     }
-    // A few segments at a time, so that buffered output stays bounded.
-    let width = rayon::current_num_threads().max(1);
+    // Work units of a few thousand games, a window of them at a time: every core stays busy to
+    // the end (whole segments left one core idle while the last ran), and buffered output stays
+    // bounded. Units are handed to the sink in order.
+    let units = work_units(&segments);
+    let width = rayon::current_num_threads().max(1) * 4;
     let opts = sink.writes().then(|| sink.opts.clone());
     let format = sink.format;
-    for chunk in segments.chunks(width) {
-        let outs: Vec<Result<Vec<GameOut>>> = chunk
+    for window in units.chunks(width) {
+        let outs: Vec<Result<Vec<GameOut>>> = window
             .par_iter()
             .map(|(first, seg, games)| {
                 let mut e = engine.fork();
                 let mut outs = Vec::new();
                 let mut failure = None;
-                seg.for_each_game_in(games.as_ref(), with_text, |local, rows| {
+                seg.for_each_game_in(Some(games), with_text, |local, rows| {
                     let game =
-                        game_from_rows(first + u64::from(local), &rows, with_text, variations);
+                        game_from_rows(first + u64::from(local), rows, with_text, variations);
                     let m = e.run_game(&game);
                     match GameOut::of(&game, &m, opts.as_ref(), format) {
                         Ok(g) => outs.push(g),
@@ -266,6 +269,34 @@ fn run_db(
     }
     residual_stats(&mut stats.residual, sink, before, t);
     Ok(stats)
+}
+
+/// Games per work unit of the parallel residual.
+const UNIT_GAMES: u32 = 2048;
+
+/// The candidate games of every segment cut into units of at most [`UNIT_GAMES`] games, in
+/// order.
+fn work_units<'d>(
+    segments: &[Candidates<'d>],
+) -> Vec<(u64, &'d cqldb_storage::Segment, roaring::RoaringBitmap)> {
+    let mut units = Vec::new();
+    for (first, seg, games) in segments {
+        let n = seg.games();
+        let mut lo = 0u32;
+        while lo < n {
+            let hi = lo.saturating_add(UNIT_GAMES).min(n);
+            let mut unit = roaring::RoaringBitmap::new();
+            unit.insert_range(lo..hi);
+            if let Some(c) = games {
+                unit &= c;
+            }
+            if !unit.is_empty() {
+                units.push((*first, *seg, unit));
+            }
+            lo = hi;
+        }
+    }
+    units
 }
 
 /// The residual's share of a run: games and positions evaluated since `before`, time since

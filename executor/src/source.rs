@@ -48,7 +48,7 @@ pub fn db_games(
                 return Ok(());
             }
             n += 1;
-            if let Err(e) = f(game_from_rows(n, &rows, with_tags, variations)) {
+            if let Err(e) = f(game_from_rows(n, rows, with_tags, variations)) {
                 failure = Some(e);
             }
             Ok(())
@@ -88,7 +88,7 @@ pub fn game_from_pgn(number: u64, raw: cqldb_indexer::split::RawGame, variations
 /// A game from index rows; tags, comments and NAGs only with `with_text`.
 pub fn game_from_rows(
     number: u64,
-    rows: &cqldb_storage::GameRows<'_>,
+    rows: cqldb_storage::GameRows<'_>,
     with_text: bool,
     variations: bool,
 ) -> Game {
@@ -99,8 +99,7 @@ pub fn game_from_rows(
     };
     let result = (rows.result != cqldb_storage::GameResult::Unknown)
         .then(|| rows.result.as_pgn().to_owned());
-    let game =
-        Game::new(number, rows.positions.to_vec(), game_tags, variations).with_result(result);
+    let game = Game::new(number, rows.positions, game_tags, variations).with_result(result);
     if !with_text {
         return game;
     }

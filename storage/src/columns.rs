@@ -48,6 +48,8 @@ struct Col<'a> {
 }
 
 impl Col<'_> {
+    // Called once per position and column in the decoder's inner loop.
+    #[inline(always)]
     fn get(&self, i: usize) -> u64 {
         let b = &self.bytes[i * self.width..];
         match self.width {
@@ -390,11 +392,7 @@ impl<'a> BlockView<'a> {
         for i in range {
             let mv = MoveCode(self.moves.get(i) as u32);
             let delta = self.parent_delta.get(i) as usize;
-            let mut flags = PositionFlags(0);
-            let stored = self.stored.get(i);
-            for (bit, flag) in STORED_FLAGS.iter().enumerate() {
-                flags.set(*flag, stored >> bit & 1 == 1);
-            }
+            let flags = STORED_FLAG_SETS[(self.stored.get(i) & 15) as usize];
             let ep = self.ep.get(i);
             let mut rec = PositionRecord {
                 parent: NO_PARENT,
@@ -513,6 +511,25 @@ impl<'a> BlockView<'a> {
         Some((comments, nags))
     }
 }
+
+/// The flags of each combination of the four stored bits.
+const STORED_FLAG_SETS: [PositionFlags; 16] = {
+    let mut sets = [PositionFlags(0); 16];
+    let mut bits = 0;
+    while bits < 16 {
+        let mut f = 0;
+        let mut k = 0;
+        while k < STORED_FLAGS.len() {
+            if bits >> k & 1 == 1 {
+                f |= STORED_FLAGS[k].0;
+            }
+            k += 1;
+        }
+        sets[bits] = PositionFlags(f);
+        bits += 1;
+    }
+    sets
+};
 
 /// Flags that cannot be derived from the tree and are stored (one bit each, in this order).
 const STORED_FLAGS: [PositionFlags; 4] = [

@@ -340,8 +340,8 @@ pub struct Segment {
 
 /// One game as [`Segment::for_each_game`] hands it over.
 pub struct GameRows<'a> {
-    /// Its positions (game-local ids).
-    pub positions: &'a [PositionRecord],
+    /// Its positions (game-local ids), the reader's to keep.
+    pub positions: Vec<PositionRecord>,
     /// Its comments; positions are block-local (subtract `first`).
     pub comments: &'a [CommentRef],
     /// Its NAGs; positions are block-local (subtract `first`).
@@ -579,7 +579,7 @@ impl Segment {
             f(
                 i as u32,
                 GameRows {
-                    positions: &positions,
+                    positions,
                     comments: decoded.comments.get(c0..c1).unwrap_or_default(),
                     nags: decoded.nags.get(n0..n1).unwrap_or_default(),
                     first: lo,
