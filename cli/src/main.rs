@@ -172,6 +172,9 @@ enum Command {
         /// With --db: feed every game, using no index scan.
         #[arg(long)]
         full_scan: bool,
+        /// With --explain: run the queries and add each operator's games, nodes and time.
+        #[arg(long)]
+        analyze: bool,
     },
     /// Totals of a database: games, positions, variations, errors, size.
     Info {
@@ -283,6 +286,7 @@ fn main() -> std::process::ExitCode {
             threads,
             explain,
             full_scan,
+            analyze,
         } => commands::gtql::run(commands::gtql::Args {
             args,
             file,
@@ -292,6 +296,7 @@ fn main() -> std::process::ExitCode {
             limit,
             explain,
             full_scan,
+            analyze,
             threads: threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             }),

@@ -440,6 +440,30 @@ fn gtql_over_games_agrees() {
         assert_eq!(run(q, false), run(q, true), "{q}");
     }
     assert!(pruned >= 8, "{pruned}");
+    // `--explain --analyze` runs the query and shows what each operator did.
+    let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+        .args(["gtql", "--explain", "--analyze", "node: mate", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answers: u64 = run("node: mate", false).lines().count() as u64 - 1;
+    assert!(
+        text.starts_with(&format!("{answers} answers: node: mate")),
+        "{text}"
+    );
+    for want in [
+        "CandidateGames  [games=",
+        "IndexScan: flag mate  [positions=",
+        "nodes=",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
 }
 
 /// Cases a review found where the index could have missed games: a game tagged `*` whose

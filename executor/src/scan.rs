@@ -28,7 +28,7 @@ pub struct SegmentScan<'a> {
     /// Whether to count the games of every operator's output (for `EXPLAIN ANALYZE`).
     pub count_games: bool,
     /// The segment's tag index, for tag scans (without it they give every game).
-    pub tags: Option<TagReader>,
+    pub tags: Option<&'a TagReader>,
 }
 
 impl<'a> SegmentScan<'a> {
@@ -52,44 +52,11 @@ impl<'a> SegmentScan<'a> {
         self.starts
     }
 
-    /// The games (segment-local numbers) with a position in `positions`, walking the smaller
-    /// of the set and its complement: a game is out when all its positions are in the
-    /// complement.
+    /// The games (segment-local numbers) with a position in `positions`: each hit names its game,
+    /// and the walk then jumps to the next game's first position, so the cost is one step per
+    /// game found rather than one per position.
     pub fn games_of(&self, positions: &RoaringBitmap) -> RoaringBitmap {
-        let n = self.starts.len().saturating_sub(1);
-        if positions.len() > u64::from(self.positions) / 2 {
-            let mut outside = vec![0u32; n];
-            self.per_game(&(self.universe() - positions), |g| outside[g] += 1);
-            let mut games = RoaringBitmap::new();
-            games.insert_range(0..n as u32);
-            for (g, &k) in outside.iter().enumerate() {
-                if k == self.starts[g + 1] - self.starts[g] {
-                    games.remove(g as u32);
-                }
-            }
-            return games;
-        }
-        let mut games = RoaringBitmap::new();
-        self.per_game(positions, |g| {
-            games.insert(g as u32);
-        });
-        games
-    }
-
-    /// Calls `f` with the game of each position of `positions`, in order.
-    fn per_game(&self, positions: &RoaringBitmap, mut f: impl FnMut(usize)) {
-        let n = self.starts.len().saturating_sub(1);
-        let mut g = 0usize;
-        for p in positions {
-            if g < n && p >= self.starts[g + 1] {
-                // Jump to the game holding `p`: starts are ascending.
-                g = self.starts.partition_point(|&s| s <= p).saturating_sub(1);
-            }
-            if g >= n {
-                break;
-            }
-            f(g);
-        }
+        games_of(&self.starts, positions)
     }
 
     /// Every position of the games in `games`.
@@ -298,6 +265,26 @@ impl<'a> SegmentScan<'a> {
     }
 }
 
+/// The games with a position in `positions`, game `i` having positions
+/// `starts[i]..starts[i + 1]` (see [`SegmentScan::games_of`]).
+fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
+    let n = starts.len().saturating_sub(1);
+    let mut found = Vec::new();
+    let mut it = positions.iter();
+    let mut g = 0usize;
+    while let Some(p) = it.next() {
+        // The game holding `p`: starts are ascending, and `p` is past game `g`'s start.
+        g += starts[g..].partition_point(|&s| s <= p).saturating_sub(1);
+        if g >= n {
+            break;
+        }
+        found.push(g as u32);
+        it.advance_to(starts[g + 1]);
+    }
+    // Ascending and distinct by construction.
+    RoaringBitmap::from_sorted_iter(found).unwrap_or_default()
+}
+
 /// Advances `index` past a scan that was not evaluated (an `and` already empty).
 fn skip(scan: &Scan, index: &mut usize) {
     scan.visit(&mut |_| *index += 1);
@@ -327,4 +314,31 @@ fn piece(i: usize) -> (Color, Role) {
         Role::King,
     ];
     (Color::from_white(i < 6), ROLES[i % 6])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn games_of_names_every_game_with_a_position(
+            lens in proptest::collection::vec(0u32..40, 0..60),
+            picks in proptest::collection::vec(any::<u32>(), 0..200),
+        ) {
+            let mut starts = vec![0u32];
+            for l in &lens {
+                starts.push(starts.last().copied().unwrap_or(0) + l);
+            }
+            let total = *starts.last().unwrap_or(&0);
+            let positions: RoaringBitmap =
+                picks.iter().filter(|_| total > 0).map(|p| p % total.max(1)).collect();
+            let naive: RoaringBitmap = (0..lens.len())
+                .filter(|&g| (starts[g]..starts[g + 1]).any(|p| positions.contains(p)))
+                .map(|g| g as u32)
+                .collect();
+            prop_assert_eq!(games_of(&starts, &positions), naive);
+        }
+    }
 }

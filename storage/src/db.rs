@@ -280,10 +280,14 @@ pub struct Database {
     dir: PathBuf,
     entries: Vec<SegmentEntry>,
     segments: Vec<Segment>,
+    /// Each segment's tag index, opened on first use and kept (repeated queries on an open
+    /// database do not open it again).
+    tag_readers: Vec<std::sync::OnceLock<TagReader>>,
 }
 
 impl Database {
-    /// Opens the committed state of the database in `dir` and verifies every segment's checksum.
+    /// Opens the committed state of the database in `dir`: the catalog, and every segment's
+    /// tables checked (each part of a segment is checked when it is read).
     pub fn open(dir: &Path) -> Result<Self> {
         let mut entries = read_catalog(dir)?;
         entries.sort_by_key(|e| e.first_game);
@@ -291,10 +295,12 @@ impl Database {
             .iter()
             .map(|e| Segment::open(&dir.join(SegmentEntry::segment_file(e.id))))
             .collect::<Result<Vec<_>>>()?;
+        let tag_readers = entries.iter().map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {
             dir: dir.to_owned(),
             entries,
             segments,
+            tag_readers,
         })
     }
 
@@ -365,15 +371,26 @@ impl Database {
     }
 
     /// The tag index of one of the database's segments.
-    pub fn tag_reader(&self, entry: &SegmentEntry) -> Result<TagReader> {
-        TagReader::open(&self.dir.join(SegmentEntry::tags_dir(entry.id)))
+    pub fn tag_reader(&self, entry: &SegmentEntry) -> Result<&TagReader> {
+        let Some(i) = self.entries.iter().position(|e| e.id == entry.id) else {
+            return Err(StorageError::corrupt(
+                &self.dir,
+                format!("segment {} is not in this database", entry.id),
+            ));
+        };
+        let cell = &self.tag_readers[i];
+        if let Some(r) = cell.get() {
+            return Ok(r);
+        }
+        let reader = TagReader::open(&self.dir.join(SegmentEntry::tags_dir(entry.id)))?;
+        Ok(cell.get_or_init(|| reader))
     }
 
     /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).
     pub fn search_tags(&self, query: &str) -> Result<Vec<u64>> {
         let mut out = Vec::new();
         for (e, segment) in self.entries.iter().zip(&self.segments) {
-            let reader = TagReader::open(&self.dir.join(SegmentEntry::tags_dir(e.id)))?;
+            let reader = self.tag_reader(e)?;
             let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
             let mut all = RoaringBitmap::new();
             all.insert_range(0..e.games as u32);

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use cqldb_executor::gtql::{Answer, GtlSource, ParallelPass, feed_games, game_names};
+use cqldb_executor::gtql::{
+    Answer, GtlSource, ParallelPass, feed_games, feed_games_measured, game_names,
+};
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::Database;
 use cqldb_storage::gtl::{AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader};
@@ -38,6 +40,8 @@ pub struct Args {
     pub explain: bool,
     /// No index scan (`--db`).
     pub full_scan: bool,
+    /// With `explain`: run the query and show what each operator did.
+    pub analyze: bool,
 }
 
 /// Runs `cqldb gtql ...`.
@@ -204,6 +208,33 @@ fn query(a: Args) -> Result<ExitCode> {
             } else {
                 cqldb_executor::gtql::games::candidates(&queries)
             };
+            if a.explain && a.analyze {
+                let mut pass =
+                    ParallelPass::new(queries.clone(), names.columns(), false, 0, a.threads);
+                let mut stats = cqldb_planner::plan::RunStats::default();
+                feed_games_measured(
+                    &database,
+                    &queries,
+                    &mut pass,
+                    false,
+                    scan.as_ref(),
+                    Some(&mut stats),
+                )?;
+                let answers = pass.finish();
+                stats.residual.micros = t.elapsed().as_micros() as u64;
+                for (text, ans) in texts.iter().zip(&answers) {
+                    println!("{} answers: {text}", ans.count);
+                }
+                print!(
+                    "{}",
+                    cqldb_planner::plan::gtql::explain_analyzed(
+                        &texts,
+                        scan.as_ref(),
+                        Some(&stats)
+                    )
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             if a.explain {
                 print!(
                     "{}",
@@ -211,12 +242,17 @@ fn query(a: Args) -> Result<ExitCode> {
                 );
                 return Ok(ExitCode::SUCCESS);
             }
+            if a.analyze {
+                bail!(
+                    "--analyze goes with --explain: `cqldb gtql --explain --analyze 'QUERY' --db DIR`"
+                );
+            }
             let mut pass =
                 ParallelPass::new(queries.clone(), names.columns(), listing, limit, a.threads);
             let nodes = feed_games(&database, &queries, &mut pass, listing, scan.as_ref())?;
             (texts, pass.finish(), names.attrs, nodes)
         } else {
-            if a.explain || a.full_scan {
+            if a.explain || a.full_scan || a.analyze {
                 bail!(
                     "--explain and --full-scan are for --db: a tree file has no index and is always read whole, in one pass"
                 );

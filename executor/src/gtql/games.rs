@@ -4,7 +4,7 @@
 
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, MoveLiterals};
 use cqldb_planner::plan::gtql::answer_bounds;
-use cqldb_planner::plan::{PositionFlag, Scan};
+use cqldb_planner::plan::{PositionFlag, RunStats, Scan};
 use cqldb_storage::gtl::{CHUNK_NODES, Chunk};
 use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
 use shakmaty::san::{San, SanPlus};
@@ -263,6 +263,21 @@ pub fn feed_games(
     listing: bool,
     scan: Option<&Scan>,
 ) -> cqldb_storage::Result<u64> {
+    feed_games_measured(db, queries, pass, listing, scan, None)
+}
+
+/// As [`feed_games`], measuring each scan operator and the feed into `stats` (`EXPLAIN
+/// ANALYZE`): scans in the plan's pre-order, the residual as the games and nodes fed and the
+/// time to feed them (the pass runs alongside; its end is timed by the caller).
+pub fn feed_games_measured(
+    db: &Database,
+    queries: &[GtqlQuery],
+    pass: &mut ParallelPass,
+    listing: bool,
+    scan: Option<&Scan>,
+    mut stats: Option<&mut RunStats>,
+) -> cqldb_storage::Result<u64> {
+    let started = std::time::Instant::now();
     let names = game_names();
     let read = Pass::wanted(queries, names.columns());
     let want: Vec<bool> = read.iter().map(|&r| r || listing).collect();
@@ -274,18 +289,29 @@ pub fn feed_games(
         let first_game = entry.first_game as i64;
         // With a scan, only candidate games are fed, each with its nodes' forest ids (from
         // where its game starts); without one, ids are counted as the nodes come.
+        if let Some(st) = stats.as_deref_mut() {
+            st.games += entry.games;
+        }
         let (games, starts) = match scan {
             Some(s) => {
                 let mut ss = SegmentScan::new(seg, entry.first_game);
-                let positions = ss.eval(s, &mut Vec::new())?;
+                ss.count_games = stats.is_some();
+                let mut scratch = Vec::new();
+                let ops = match stats.as_deref_mut() {
+                    Some(st) => &mut st.scans,
+                    None => &mut scratch,
+                };
+                let positions = ss.eval(s, ops)?;
                 (Some(ss.games_of(&positions)), ss.into_game_starts())
             }
             None => (None, Vec::new()),
         };
+        let mut fed = 0u64;
         seg.for_each_game_in(games.as_ref(), false, |local, rows| {
             let number = first_game + i64::from(local);
             let p = rows.positions;
             nodes += p.len() as u64;
+            fed += 1;
             chunk.levels.extend(p.iter().map(|r| r.ply));
             if scan.is_some() {
                 let first = (entry.first_position + u64::from(starts[local as usize])) as i64;
@@ -312,8 +338,15 @@ pub fn feed_games(
             }
             Ok(())
         })?;
+        if let Some(st) = stats.as_deref_mut() {
+            st.residual.games += fed;
+        }
     }
     pass.feed(chunk);
+    if let Some(st) = stats {
+        st.residual.positions = nodes;
+        st.residual.micros = started.elapsed().as_micros() as u64;
+    }
     Ok(nodes)
 }
 

@@ -39,7 +39,7 @@ mod sibling;
 pub mod source;
 mod window;
 
-pub use games::{feed_games, game_names};
+pub use games::{feed_games, feed_games_measured, game_names};
 pub use naive::naive_answers;
 pub use parallel::ParallelPass;
 pub use source::{GtlSource, tree_names};

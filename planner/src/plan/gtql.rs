@@ -8,6 +8,7 @@
 
 use crate::gtql::{GExpr, GOp, GtqlQuery, Scope};
 
+use super::RunStats;
 use super::bounds::Bounds;
 use super::scan::Scan;
 
@@ -75,6 +76,16 @@ fn truth(e: &GExpr, flag_of: &dyn Fn(usize) -> Option<Scan>) -> Bounds {
 
 /// `EXPLAIN` of GTQL queries over game trees: the queries, what the index gives, the pass.
 pub fn explain(queries: &[String], scan: Option<&Scan>) -> String {
+    explain_analyzed(queries, scan, None)
+}
+
+/// As [`explain`], with what a run measured (`--analyze`): per scan operator its positions,
+/// games and time; the games and nodes fed to the pass and the time to the last answer.
+pub fn explain_analyzed(
+    queries: &[String],
+    scan: Option<&Scan>,
+    stats: Option<&RunStats>,
+) -> String {
     use std::fmt::Write as _;
     let mut s = String::from("Logical plan:\n");
     for q in queries {
@@ -85,11 +96,25 @@ pub fn explain(queries: &[String], scan: Option<&Scan>) -> String {
         Some(_) => s.push_str("  answer_bounds: candidates from the node parts' flags\n"),
         None => s.push_str("  answer_bounds: - (a query needs every game)\n"),
     }
-    s.push_str("Physical plan:\n  Sink: answers\n    Residual: one GTQL pass over the fed games\n");
+    s.push_str("Physical plan:\n  Sink: answers\n    Residual: one GTQL pass over the fed games");
+    if let Some(st) = stats {
+        let _ = write!(
+            s,
+            "  [games={}, nodes={}, time={}]",
+            st.residual.games,
+            st.residual.positions,
+            super::micros(st.residual.micros)
+        );
+    }
+    s.push('\n');
     match scan {
         Some(c) => {
-            s.push_str("      CandidateGames\n");
-            super::render(c, 4, &mut 0, None, &mut s);
+            s.push_str("      CandidateGames");
+            if let Some(st) = stats {
+                let _ = write!(s, "  [games={} of {}]", st.residual.games, st.games);
+            }
+            s.push('\n');
+            super::render(c, 4, &mut 0, stats, &mut s);
         }
         None => s.push_str("      FullScan: every game\n"),
     }

@@ -185,7 +185,7 @@ impl PhysicalPlan {
     }
 }
 
-fn micros(us: u64) -> String {
+pub(crate) fn micros(us: u64) -> String {
     if us >= 10_000 {
         format!("{:.1} ms", us as f64 / 1000.0)
     } else {
