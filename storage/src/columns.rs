@@ -290,7 +290,19 @@ pub fn decode_block_opts(data: &[u8], raw_len: usize, hashes: bool) -> Option<De
 
 /// A block's packed columns, decompressed (see [`BlockView`]).
 pub fn decompress_block(data: &[u8], raw_len: usize) -> Option<Vec<u8>> {
-    zstd::bulk::decompress(data, raw_len).ok()
+    thread_local! {
+        // A decompression context per thread: making one per block cost more than a small
+        // block's decompression.
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CONTEXT.with(|c| {
+        let mut c = c.try_borrow_mut().ok()?;
+        if c.is_none() {
+            *c = zstd::bulk::Decompressor::new().ok();
+        }
+        c.as_mut()?.decompress(data, raw_len).ok()
+    })
 }
 
 /// The columns of a decompressed block, parsed but not replayed: any of its games can then be
