@@ -229,6 +229,11 @@ fn atom() -> impl Strategy<Value = String> {
         "movenumber < 10",
         "parent : check",
         "player white \"a\"",
+        "player black \"an\"",
+        "player \"e, \"",
+        "event \"ch\"",
+        "site \"NED\"",
+        "player white \".\"",
         "R attacks k",
         "depth == 0",
         "Nf3",
@@ -477,7 +482,9 @@ fn index_edge_cases_agree() {
         &pgn,
         format!(
             "[Event \"a\"]\n[White \"{long}\"]\n[Result \"*\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n\
-             [Event \"b\"]\n[White \"Short Name\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n"
+             [Event \"b\"]\n[White \"Short Name\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+             [Event \"c\"]\n[White \"First\"]\n[White \"Second Name\"]\n\n1. e4 *\n\n\
+             [Event \"d\"]\n[white \"Lower Name\"]\n[Black \"O'Kelly, A.\"]\n\n1. d4 *\n"
         ),
     )
     .unwrap();
@@ -491,6 +498,14 @@ fn index_edge_cases_agree() {
         "cql() player white \"qqq\" mate",
         "cql() player white \"Name\"",
         "cql() position 0 : true",
+        // A repeated tag, a tag name in another case, needles the words cannot find.
+        "cql() player white \"Second\"",
+        "cql() player white \"Lower\"",
+        "cql() player \"'K\"",
+        "cql() player black \"., \"",
+        "cql() not player white \"Name\"",
+        "cql() player white \"e N\"",
+        "cql() eco \"B\"",
     ] {
         if let Err(e) = compare(q, &db, false, &pruning_rules(), tmp.path()) {
             panic!("{e}");

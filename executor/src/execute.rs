@@ -170,7 +170,13 @@ fn candidates<'d>(
                 {
                     top.games += games.len();
                 }
-                Some(games)
+                if s.inexact {
+                    // No bound here: every game of the segment is evaluated.
+                    stats.inexact = true;
+                    None
+                } else {
+                    Some(games)
+                }
             }
         };
         segments.push((first, seg, candidates));
@@ -198,7 +204,9 @@ fn run_db(
         .map(|(_, seg, c)| c.as_ref().map_or(u64::from(seg.games()), |g| g.len()))
         .sum();
     sink.summary.games += stats.games - read;
-    if plan.residual == Residual::None {
+    // A segment that could not be bounded exactly needs the residual even in a plan that
+    // counts from the index.
+    if plan.residual == Residual::None && !stats.inexact {
         sink.summary.games += read;
         for (first, _, games) in &segments {
             for g in games.iter().flatten() {

@@ -183,6 +183,14 @@ impl Game {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every value of the tags named `name`, in order (a malformed game may repeat a tag).
+    pub fn tags_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.tags
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The identity (1-based, 0 = none) of the piece on each square, per position. A piece keeps
     /// its identity when it moves or promotes.
     pub fn piece_ids(&self) -> &[[u8; 64]] {

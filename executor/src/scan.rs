@@ -29,6 +29,10 @@ pub struct SegmentScan<'a> {
     pub count_games: bool,
     /// The segment's tag index, for tag scans (without it they give every game).
     pub tags: Option<&'a TagReader>,
+    /// Set when some scan could not be answered exactly here (a tag index of an older
+    /// version, a search the index cannot make): the segment's result is then no bound at all,
+    /// and its games must all be evaluated.
+    pub inexact: bool,
 }
 
 impl<'a> SegmentScan<'a> {
@@ -44,6 +48,7 @@ impl<'a> SegmentScan<'a> {
             materials: None,
             count_games: false,
             tags: None,
+            inexact: false,
         }
     }
 
@@ -113,7 +118,10 @@ impl<'a> SegmentScan<'a> {
                 };
                 match found {
                     Some(games) => self.positions_of(&games),
-                    None => self.universe(),
+                    None => {
+                        self.inexact = true;
+                        self.universe()
+                    }
                 }
             }
             Scan::Moves { leaving, traits } => self.moves(*leaving, *traits)?,

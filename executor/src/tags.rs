@@ -24,19 +24,20 @@ impl Engine {
                 d.get(..4)?.parse::<i64>().ok().map(Value::Num)
             }
             Expr::Tag(field, search) => {
-                let values: Vec<&str> = match field {
-                    TagField::Player(Some(true)) => g.tag("White").into_iter().collect(),
-                    TagField::Player(Some(false)) => g.tag("Black").into_iter().collect(),
-                    TagField::Player(None) => {
-                        g.tag("White").into_iter().chain(g.tag("Black")).collect()
-                    }
-                    TagField::Event => g.tag("Event").into_iter().collect(),
-                    TagField::Site => g.tag("Site").into_iter().collect(),
-                    TagField::Date => g.tag("Date").into_iter().collect(),
-                    TagField::EventDate => g.tag("EventDate").into_iter().collect(),
-                    TagField::Eco => g.tag("ECO").into_iter().collect(),
-                    TagField::Named(n) => g.tag(n).into_iter().collect(),
+                // A search looks at every value of the tag (a malformed game may repeat one,
+                // and the tag index keeps them all); a value is the first.
+                let names: &[&str] = match field {
+                    TagField::Player(Some(true)) => &["White"],
+                    TagField::Player(Some(false)) => &["Black"],
+                    TagField::Player(None) => &["White", "Black"],
+                    TagField::Event => &["Event"],
+                    TagField::Site => &["Site"],
+                    TagField::Date => &["Date"],
+                    TagField::EventDate => &["EventDate"],
+                    TagField::Eco => &["ECO"],
+                    TagField::Named(n) => &[n.as_str()],
                 };
+                let values: Vec<&str> = names.iter().flat_map(|n| g.tags_named(n)).collect();
                 match search {
                     // Implicit search: a substring of the tag value.
                     Some(s) => values

@@ -38,6 +38,9 @@ struct Fields {
     long: Field,
     text: Vec<Field>,
     all: Field,
+    /// The value as read, `name \0 value` (stored, not indexed): substring searches check it,
+    /// so that their answer is exact rather than the words' superset.
+    raw: Field,
 }
 
 /// The longest word indexed, in bytes; a value with a longer word is marked (`long`), so that
@@ -82,6 +85,7 @@ fn schema() -> (Schema, Fields) {
     // Every other tag is a key of one JSON field (`tags.Opening:sicilian`).
     let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(text_indexing());
     let all = b.add_json_field("tags", json);
+    let raw = b.add_text_field("raw", tantivy::schema::STORED);
     (
         b.build(),
         Fields {
@@ -89,6 +93,7 @@ fn schema() -> (Schema, Fields) {
             long,
             text,
             all,
+            raw,
         },
     )
 }
@@ -153,6 +158,7 @@ impl TagWriter {
     fn index_value(&mut self, id: u32, name: &str, value: &str) -> Result<()> {
         let mut doc = TantivyDocument::new();
         doc.add_u64(self.fields.value, u64::from(id));
+        doc.add_text(self.fields.raw, &self.key);
         let longest = value
             .split(|c: char| !c.is_alphanumeric())
             .map(str::len)
@@ -200,7 +206,9 @@ impl TagReader {
             .field_type()
             .get_index_record_option()
             .is_some_and(|o| o.has_positions());
-        let current = current && index.schema().get_field("long").ok() == Some(fields.long);
+        let current = current
+            && index.schema().get_field("long").ok() == Some(fields.long)
+            && index.schema().get_field("raw").ok() == Some(fields.raw);
         if index.schema().get_field("value").ok() != Some(fields.value) || !current {
             return Err(StorageError::corrupt(
                 dir,
@@ -248,16 +256,17 @@ impl TagReader {
 }
 
 impl TagReader {
-    /// The segment's games some of whose `tag` values (a tag with its own field, see
-    /// [`TEXT_TAGS`]) may contain `needle` as a substring: a superset of those that do, or
-    /// `None` when the index cannot tell (another tag, or a needle without letters or digits).
+    /// Exactly the segment's games with a tag named `tag` (a tag with its own field, see
+    /// [`TEXT_TAGS`]; the name compared as written) whose value contains `needle` as a
+    /// substring, or `None` when the index cannot tell (another tag, or a needle without
+    /// letters or digits).
     ///
     /// The field holds each value's words, lowercased. A value containing the needle holds
     /// every word the needle has whole (delimited inside the needle on both sides); a word at
     /// the needle's start may be the end of a longer word, one at its end the start of one, and
     /// a needle of one word may sit anywhere in a word: exact terms for the first kind, term
     /// regexes for the others, all required in the same value; and every value with a word too
-    /// long to be indexed.
+    /// long to be indexed. The values found are then checked as stored (name and substring).
     pub fn games_containing(
         &self,
         tag: &str,
@@ -305,7 +314,28 @@ impl TagReader {
             (tantivy::query::Occur::Should, Box::new(long)),
         ]);
         let reader = self.index.reader()?;
-        let games = games_of_values(&reader.searcher(), &query, games_of)?;
+        let searcher = reader.searcher();
+        let mut games = RoaringBitmap::new();
+        for addr in searcher.search(&query, &DocSetCollector)? {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let raw = doc
+                .get_first(self.fields.raw)
+                .and_then(|v| tantivy::schema::Value::as_str(&v))
+                .unwrap_or_default();
+            let matches = raw
+                .split_once('\0')
+                .is_some_and(|(name, value)| name == tag && value.contains(needle));
+            if !matches {
+                continue;
+            }
+            let column = searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("value")?;
+            if let Some(v) = column.first(addr.doc_id) {
+                games |= games_of(v as u32)?;
+            }
+        }
         Ok(Some(games))
     }
 }

@@ -212,14 +212,17 @@ pub fn bounds(n: &Node) -> Bounds {
     }
 }
 
-/// `player white "Capa"`, `event "Olympiad"`: the game's tag contains the text; the tag index
-/// gives a superset of those games.
+/// `player white "Capa"`, `event "Olympiad"`: the game has a tag of that name whose value
+/// contains the text. The tag index answers exactly (its words find the values, which are then
+/// checked as stored); where it cannot (a tag without a field of its own, a needle without
+/// letters or digits, an index of an older version), the executor evaluates every game of the
+/// segment instead of using the scan.
 fn tag(field: &TagField, needle: &str) -> Bounds {
     let scan = |t: &str| Scan::GameTag {
         tag: t.to_owned(),
         needle: needle.to_owned(),
     };
-    let upper = match field {
+    Bounds::exact(match field {
         TagField::Player(Some(true)) => scan("White"),
         TagField::Player(Some(false)) => scan("Black"),
         TagField::Player(None) => Scan::or(scan("White"), scan("Black")),
@@ -229,11 +232,7 @@ fn tag(field: &TagField, needle: &str) -> Bounds {
         TagField::EventDate => scan("EventDate"),
         TagField::Eco => scan("ECO"),
         TagField::Named(n) => scan(n),
-    };
-    Bounds {
-        upper,
-        lower: Scan::Empty,
-    }
+    })
 }
 
 /// `fen "..."`: every piece of the pattern on its square, one bitmap each, and — when the

@@ -106,6 +106,9 @@ pub struct RunStats {
     pub sink: OpStats,
     /// Games in the database.
     pub games: u64,
+    /// Whether some segment's scans could not be answered exactly, so that its games were all
+    /// evaluated (see `SegmentScan::inexact`).
+    pub inexact: bool,
 }
 
 impl PhysicalPlan {
