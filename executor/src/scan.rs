@@ -226,7 +226,10 @@ impl<'a> SegmentScan<'a> {
     /// The positions whose move (the one that reached them, or one leaving them) has one of
     /// the facts; every position in a segment written before move bitmaps existed.
     fn moves(&self, leaving: bool, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
-        if !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
+        // The piece type that moved is kept for leaving moves only (see
+        // `MoveFeature::REACHED_KEPT`): asked of the reaching move, no bitmap can tell.
+        let unindexed = !leaving && traits.0 & !MoveFeature::REACHED_KEPT != 0;
+        if unindexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
             return Ok(self.universe());
         }
         let side = if leaving {

@@ -156,7 +156,7 @@ proptest! {
             }
             expected.insert(BitmapKey::MOVES_MARKER.to_u64(), RoaringBitmap::new());
             for (id, p) in all.iter().enumerate() {
-                for (side, bits) in [(MoveSide::Reached, MoveFeature::set_of(p.mv)), (MoveSide::Leaving, leaving[id])] {
+                for (side, bits) in [(MoveSide::Reached, MoveFeature::set_of(p.mv) & MoveFeature::REACHED_KEPT), (MoveSide::Leaving, leaving[id])] {
                     for b in (0..MoveFeature::COUNT).filter(|b| bits >> b & 1 == 1) {
                         let f = MoveFeature::from_bit(b).unwrap();
                         expected.entry(BitmapKey::move_feature(side, f).to_u64()).or_default().insert(id as u32);

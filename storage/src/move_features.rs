@@ -45,6 +45,12 @@ impl MoveFeature {
     /// The reserved bit whose (empty) bitmap marks a segment that has move bitmaps.
     pub const MARKER: u8 = 63;
 
+    /// The features kept for the move that *reached* a position: all but the piece type that
+    /// moved. That one changes at nearly every position, so its bitmaps cost a run per position
+    /// at ingest and a bit per position on disk, and the move leaving a position (`N--`,
+    /// `move from N`) is what queries ask of it.
+    pub const REACHED_KEPT: u32 = !0x3f;
+
     /// The feature's bit number.
     pub fn bit(self) -> u8 {
         let role = |r: Role| r as u8 - 1;

@@ -89,6 +89,51 @@ impl BatchRuns {
     }
 }
 
+/// The open runs of up to 64 bitmaps that are one bit of a per-position word (flags, move
+/// features), numbered from dense slot `slot`.
+struct BitRuns {
+    slot: usize,
+    /// Where the current run of each bit began.
+    start: [u32; 64],
+    /// The last row's bits.
+    prev: u64,
+}
+
+impl BitRuns {
+    fn new(slot: usize) -> Self {
+        Self {
+            slot,
+            start: [0; 64],
+            prev: 0,
+        }
+    }
+
+    /// Row `id` has `bits`: runs open where a bit is set anew and close where one is cleared.
+    fn update(&mut self, bits: u64, id: u32, flat: &mut Vec<(u16, u32, u32)>) {
+        let mut changed = bits ^ self.prev;
+        while changed != 0 {
+            let bit = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            if bits >> bit & 1 == 1 {
+                self.start[bit] = id;
+            } else {
+                flat.push(((self.slot + bit) as u16, self.start[bit], id));
+            }
+        }
+        self.prev = bits;
+    }
+
+    /// Closes every open run at `end`.
+    fn close(&self, end: u32, flat: &mut Vec<(u16, u32, u32)>) {
+        let mut open = self.prev;
+        while open != 0 {
+            let bit = open.trailing_zeros() as usize;
+            open &= open - 1;
+            flat.push(((self.slot + bit) as u16, self.start[bit], end));
+        }
+    }
+}
+
 /// Finds a batch's runs one game at a time (while the game's rows are still in cache); the state
 /// carries over from game to game, so a piece that stands on the same square at the end of one
 /// game and the start of the next stays in one run. Reusable after [`RunFinder::finish`].
@@ -101,11 +146,13 @@ pub struct RunFinder {
     prev: [u64; 12],
     /// The last row's eight raw bitboards (colours, then roles).
     raw: [u64; 8],
-    flag_start: [u32; 16],
-    prev_flags: u16,
-    move_start: [u32; 64],
-    /// The last row's move features: reaching in the low half, leaving in the high half.
-    prev_moves: u64,
+    /// The flag bitmaps' runs.
+    flags: BitRuns,
+    /// The move-feature bitmaps' runs: reaching features in the low half, leaving ones in the
+    /// high half.
+    moves: BitRuns,
+    /// Per row of the current game: the features of the move reaching it.
+    reached: Vec<u32>,
     /// Per row of the current game: the features of the moves leaving it.
     leaving: Vec<u32>,
     material: (u32, Option<MaterialSignature>),
@@ -123,10 +170,9 @@ impl Default for RunFinder {
             run_start: [0; 12 * 64],
             prev: [0; 12],
             raw: [0; 8],
-            flag_start: [0; 16],
-            prev_flags: 0,
-            move_start: [0; 64],
-            prev_moves: 0,
+            flags: BitRuns::new(FLAG_SLOT),
+            moves: BitRuns::new(MOVE_SLOT),
+            reached: Vec::new(),
             leaving: Vec::new(),
             material: (0, None),
             flat: Vec::new(),
@@ -139,11 +185,16 @@ impl Default for RunFinder {
 impl RunFinder {
     /// Feeds the rows of the next game.
     pub fn push_game(&mut self, game: &[PositionRecord]) {
+        // Each row's move features: of the move reaching it, and (filled from its children) of
+        // the moves leaving it.
+        self.reached.clear();
+        self.reached
+            .extend(game.iter().map(|r| MoveFeature::set_of(r.mv)));
         self.leaving.clear();
         self.leaving.resize(game.len(), 0);
-        for rec in game {
+        for (rec, &features) in game.iter().zip(&self.reached) {
             if let Some(l) = self.leaving.get_mut(rec.parent as usize) {
-                *l |= MoveFeature::set_of(rec.mv);
+                *l |= features;
             }
         }
         for (row, rec) in game.iter().enumerate() {
@@ -180,32 +231,11 @@ impl RunFinder {
                 }
             }
             self.raw = *b;
-            let flags = rec.flags.0;
-            let mut changed = flags ^ self.prev_flags;
-            while changed != 0 {
-                let bit = changed.trailing_zeros() as usize;
-                changed &= changed - 1;
-                if flags >> bit & 1 == 1 {
-                    self.flag_start[bit] = id;
-                } else {
-                    self.flat
-                        .push(((FLAG_SLOT + bit) as u16, self.flag_start[bit], id));
-                }
-            }
-            self.prev_flags = flags;
-            let moves = u64::from(MoveFeature::set_of(rec.mv)) | u64::from(self.leaving[row]) << 32;
-            let mut changed = moves ^ self.prev_moves;
-            while changed != 0 {
-                let bit = changed.trailing_zeros() as usize;
-                changed &= changed - 1;
-                if moves >> bit & 1 == 1 {
-                    self.move_start[bit] = id;
-                } else {
-                    self.flat
-                        .push(((MOVE_SLOT + bit) as u16, self.move_start[bit], id));
-                }
-            }
-            self.prev_moves = moves;
+            self.flags
+                .update(u64::from(rec.flags.0), id, &mut self.flat);
+            let moves = u64::from(self.reached[row] & MoveFeature::REACHED_KEPT)
+                | u64::from(self.leaving[row]) << 32;
+            self.moves.update(moves, id, &mut self.flat);
             if self.material.1 != Some(rec.material) {
                 if let (start, Some(m)) = self.material {
                     self.material_runs
@@ -228,16 +258,8 @@ impl RunFinder {
                 self.flat.push((slot as u16, self.run_start[slot], end));
             }
         }
-        for (bit, &start) in self.flag_start.iter().enumerate() {
-            if self.prev_flags >> bit & 1 == 1 {
-                self.flat.push(((FLAG_SLOT + bit) as u16, start, end));
-            }
-        }
-        for (bit, &start) in self.move_start.iter().enumerate() {
-            if self.prev_moves >> bit & 1 == 1 {
-                self.flat.push(((MOVE_SLOT + bit) as u16, start, end));
-            }
-        }
+        self.flags.close(end, &mut self.flat);
+        self.moves.close(end, &mut self.flat);
         if let (start, Some(m)) = self.material {
             self.material_runs
                 .push((BitmapKey::Material(m).to_u64(), start, end));
@@ -265,8 +287,8 @@ impl RunFinder {
         self.next = 0;
         self.prev = [0; 12];
         self.raw = [0; 8];
-        self.prev_flags = 0;
-        self.prev_moves = 0;
+        self.flags.prev = 0;
+        self.moves.prev = 0;
         self.material = (0, None);
         BatchRuns {
             offsets,

@@ -315,39 +315,39 @@ impl TagReader {
         ]);
         let reader = self.index.reader()?;
         let searcher = reader.searcher();
-        let mut games = RoaringBitmap::new();
-        for addr in searcher.search(&query, &DocSetCollector)? {
+        let raw = self.fields.raw;
+        let holds_needle = |addr: tantivy::DocAddress| -> Result<bool> {
             let doc: TantivyDocument = searcher.doc(addr)?;
-            let raw = doc
-                .get_first(self.fields.raw)
+            let text = doc
+                .get_first(raw)
                 .and_then(|v| tantivy::schema::Value::as_str(&v))
                 .unwrap_or_default();
-            let matches = raw
+            Ok(text
                 .split_once('\0')
-                .is_some_and(|(name, value)| name == tag && value.contains(needle));
-            if !matches {
-                continue;
-            }
-            let column = searcher
-                .segment_reader(addr.segment_ord)
-                .fast_fields()
-                .u64("value")?;
-            if let Some(v) = column.first(addr.doc_id) {
-                games |= games_of(v as u32)?;
-            }
-        }
-        Ok(Some(games))
+                .is_some_and(|(name, value)| name == tag && value.contains(needle)))
+        };
+        Ok(Some(games_of_values(
+            &searcher,
+            &query,
+            games_of,
+            &holds_needle,
+        )?))
     }
 }
 
-/// The games of every tag value (document) `query` finds: the union of their bitmaps.
+/// The games of every tag value (document) `query` finds and `keep` accepts: the union of their
+/// bitmaps.
 fn games_of_values(
     searcher: &Searcher,
     query: &dyn tantivy::query::Query,
     games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+    keep: &dyn Fn(tantivy::DocAddress) -> Result<bool>,
 ) -> Result<RoaringBitmap> {
     let mut games = RoaringBitmap::new();
     for addr in searcher.search(query, &DocSetCollector)? {
+        if !keep(addr)? {
+            continue;
+        }
         let column = searcher
             .segment_reader(addr.segment_ord)
             .fast_fields()
@@ -499,7 +499,12 @@ impl Eval<'_> {
             ));
             any.push((O::Should, Box::new(BooleanQuery::new(all))));
         }
-        games_of_values(self.searcher, &BooleanQuery::new(any), self.games_of)
+        games_of_values(
+            self.searcher,
+            &BooleanQuery::new(any),
+            self.games_of,
+            &|_| Ok(true),
+        )
     }
 
     fn tantivy_leaf(&self, leaf: UserInputAst) -> Result<RoaringBitmap> {
@@ -507,7 +512,7 @@ impl Eval<'_> {
             .parser
             .build_query_from_user_input_ast(leaf)
             .map_err(|e| tags_error(friendly(&e)))?;
-        games_of_values(self.searcher, &query, self.games_of)
+        games_of_values(self.searcher, &query, self.games_of, &|_| Ok(true))
     }
 
     /// `result:`, `whiteelo:`, `blackelo:`, `elo:`, `year:`, `eco:`: the games whose indexed

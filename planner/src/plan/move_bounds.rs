@@ -65,8 +65,12 @@ impl MoveConditions {
         self.scan = Scan::and(std::mem::replace(&mut self.scan, Scan::All), s);
     }
 
-    /// The origin is a square of `from`: the moving piece is of a designated type.
+    /// The origin is a square of `from`: the moving piece is of a designated type (indexed for
+    /// the moves leaving a position only).
     fn from(&mut self, from: Option<&Node>) {
+        if !self.leaving {
+            return;
+        }
         if let Some(roles) = from.and_then(designated_roles) {
             self.need(MoveTraits::moved(roles));
         }

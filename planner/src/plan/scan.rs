@@ -88,7 +88,8 @@ impl fmt::Display for MaterialTest {
 /// A set of colourless move facts, one bit each (the layout the storage's move-feature
 /// bitmaps use): bits 0–5 the piece type that moved (P N B R Q K; the king for castling and null
 /// moves), 6–11 the piece type captured (a pawn for en passant), 12–17 the promotion piece, then
-/// castling on the king's side, on the queen's side, en passant, the null move.
+/// castling on the king's side, on the queen's side, en passant, the null move. The piece type
+/// that moved is indexed for the moves leaving a position only.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MoveTraits(pub u32);
 
