@@ -438,6 +438,10 @@ fn gtql_over_games_agrees() {
         "node: initial; child: count([]check = 1) >= 1",
         "node: mate or ply > 200",
         "node: count(mate = 1)",
+        "node: depth > 0 and check",
+        "node: depth = 1; subtree: count(*) > 2",
+        "node: 6 >= ply; child: count(*) > 1",
+        "node: ply = 40 and wtm = 0",
     ] {
         let names = cqldb_executor::gtql::game_names();
         let query = cqldb_planner::gtql::parse_gtql(q, &names).unwrap();

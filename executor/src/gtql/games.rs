@@ -3,7 +3,8 @@
 //! algebraic (`"Qd8-h4"`, `"e2e4"`) or SAN (`"Qh4"`, `"exd5"`, `"O-O"`) match.
 
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, MoveLiterals};
-use cqldb_planner::plan::gtql::answer_bounds;
+use cqldb_planner::plan::bounds::TreeAttr;
+use cqldb_planner::plan::gtql::{IndexedAttr, answer_bounds};
 use cqldb_planner::plan::{PositionFlag, RunStats, Scan};
 use cqldb_storage::gtl::{CHUNK_NODES, Chunk};
 use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
@@ -224,19 +225,24 @@ fn san(t: &str) -> Option<(i64, i64)> {
     }
 }
 
-/// The index scan of each game attribute that is a 0/1 flag of the index (for planning).
-pub fn flag_scan(attr: usize) -> Option<Scan> {
-    let flag = |f| Some(Scan::Flag(f));
+/// What the index knows of each game attribute (for planning): the 0/1 flags it keeps, and
+/// ply and depth, which it ranges over.
+pub fn indexed_attr(attr: usize) -> Option<IndexedAttr> {
+    let flag = |f| Some(IndexedAttr::Flag(Scan::Flag(f)));
     match GAME_ATTRS.get(attr)?.0 {
         "wtm" => flag(PositionFlag::WhiteToMove),
         "initial" => flag(PositionFlag::Initial),
         "terminal" => flag(PositionFlag::Terminal),
         "mainline" => flag(PositionFlag::Mainline),
-        "variation" => Some(Scan::complement(Scan::Flag(PositionFlag::Mainline))),
+        "variation" => Some(IndexedAttr::Flag(Scan::complement(Scan::Flag(
+            PositionFlag::Mainline,
+        )))),
         "virtualmainline" => flag(PositionFlag::VirtualMainline),
         "check" => flag(PositionFlag::Check),
         "mate" => flag(PositionFlag::Mate),
         "stalemate" => flag(PositionFlag::Stalemate),
+        "ply" => Some(IndexedAttr::Tree(TreeAttr::Ply)),
+        "depth" => Some(IndexedAttr::Tree(TreeAttr::Depth)),
         _ => None,
     }
 }
@@ -246,7 +252,7 @@ pub fn flag_scan(attr: usize) -> Option<Scan> {
 pub fn candidates(queries: &[GtqlQuery]) -> Option<Scan> {
     let mut all = Scan::Empty;
     for q in queries {
-        all = Scan::or(all, answer_bounds(q, &flag_scan));
+        all = Scan::or(all, answer_bounds(q, &indexed_attr));
     }
     (all != Scan::All).then_some(all)
 }

@@ -346,14 +346,33 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
     Bounds::exact(Scan::Material(vec![MaterialTest { pieces, op, count }]))
 }
 
-/// `ply op N`, `depth op N` (either way round): ply ranges come from where positions lie in
-/// their game (an upper bound, see [`Scan::Ply`]); depth 0 is the main line.
+/// `ply op N`, `depth op N` (either way round).
 fn tree_depth(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
-    let (attr, op, n) = match (&first.expr, &second.expr) {
-        (a @ (Expr::Ply | Expr::Depth), Expr::Number(n)) => (a, op, *n),
-        (Expr::Number(n), a @ (Expr::Ply | Expr::Depth)) => (a, mirror(op), *n),
-        _ => return None,
+    let attr = |e: &Expr| match e {
+        Expr::Ply => Some(TreeAttr::Ply),
+        Expr::Depth => Some(TreeAttr::Depth),
+        _ => None,
     };
+    match (&first.expr, &second.expr) {
+        (a, Expr::Number(n)) => attr(a).and_then(|a| range_bounds(a, op, *n)),
+        (Expr::Number(n), b) => attr(b).and_then(|b| range_bounds(b, mirror(op), *n)),
+        _ => None,
+    }
+}
+
+/// A position's place in its game tree that the index can range over.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TreeAttr {
+    /// Half-moves from the game's first position.
+    Ply,
+    /// Secondary moves on the way from the game's first position (0 on the main line).
+    Depth,
+}
+
+/// The bounds of `attr op n` (CQL's `ply > 30`, GTQL's `node: depth = 0`): ply ranges come
+/// from where positions lie in their game (an upper bound, see [`Scan::Ply`]); depth 0 is the
+/// main line. `None` for `!=`.
+pub fn range_bounds(attr: TreeAttr, op: CmpOp, n: i64) -> Option<Bounds> {
     // The values `v` with `v op n`, as an inclusive range of non-negative numbers.
     let (lo, hi) = match op {
         CmpOp::Eq => (n, n),
@@ -369,12 +388,11 @@ fn tree_depth(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
     }
     let clamp = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
     Some(match attr {
-        Expr::Ply => Bounds {
+        TreeAttr::Ply => Bounds {
             upper: Scan::Ply(clamp(lo), clamp(hi)),
             lower: Scan::Empty,
         },
-        // Depth counts the secondary moves on the way from the root: 0 exactly on the main line.
-        _ => {
+        TreeAttr::Depth => {
             let main = Scan::Flag(PositionFlag::Mainline);
             match (lo, hi) {
                 (0, 0) => Bounds::exact(main),
