@@ -260,6 +260,8 @@ fn atom() -> impl Strategy<Value = String> {
         "move legal capture q",
         "currentmove [x]",
         "ply < 12",
+        "movenumber <= 4",
+        "movenumber == 20",
         "ply == 7",
         "ply >= 120",
         "40 < ply",
@@ -442,6 +444,8 @@ fn gtql_over_games_agrees() {
         "node: depth = 1; subtree: count(*) > 2",
         "node: 6 >= ply; child: count(*) > 1",
         "node: ply = 40 and wtm = 0",
+        "node: movenumber <= 3 and check",
+        "node: 2 >= movenumber; child: count(*) > 1",
     ] {
         let names = cqldb_executor::gtql::game_names();
         let query = cqldb_planner::gtql::parse_gtql(q, &names).unwrap();

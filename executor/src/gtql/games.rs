@@ -243,6 +243,7 @@ pub fn indexed_attr(attr: usize) -> Option<IndexedAttr> {
         "stalemate" => flag(PositionFlag::Stalemate),
         "ply" => Some(IndexedAttr::Tree(TreeAttr::Ply)),
         "depth" => Some(IndexedAttr::Tree(TreeAttr::Depth)),
+        "movenumber" => Some(IndexedAttr::Tree(TreeAttr::MoveNumber)),
         _ => None,
     }
 }

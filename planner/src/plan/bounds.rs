@@ -351,6 +351,7 @@ fn tree_depth(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
     let attr = |e: &Expr| match e {
         Expr::Ply => Some(TreeAttr::Ply),
         Expr::Depth => Some(TreeAttr::Depth),
+        Expr::MoveNumber => Some(TreeAttr::MoveNumber),
         _ => None,
     };
     match (&first.expr, &second.expr) {
@@ -367,11 +368,13 @@ pub enum TreeAttr {
     Ply,
     /// Secondary moves on the way from the game's first position (0 on the main line).
     Depth,
+    /// The full-move number.
+    MoveNumber,
 }
 
 /// The bounds of `attr op n` (CQL's `ply > 30`, GTQL's `node: depth = 0`): ply ranges come
 /// from where positions lie in their game (an upper bound, see [`Scan::Ply`]); depth 0 is the
-/// main line. `None` for `!=`.
+/// main line; a highest move number is a highest ply (below). `None` for `!=`.
 pub fn range_bounds(attr: TreeAttr, op: CmpOp, n: i64) -> Option<Bounds> {
     // The values `v` with `v op n`, as an inclusive range of non-negative numbers.
     let (lo, hi) = match op {
@@ -386,10 +389,26 @@ pub fn range_bounds(attr: TreeAttr, op: CmpOp, n: i64) -> Option<Bounds> {
     if hi < lo {
         return Some(Bounds::exact(Scan::Empty));
     }
-    let clamp = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+    if attr == TreeAttr::MoveNumber && hi == i64::MAX {
+        return Some(Bounds::unknown());
+    }
+    let clamp = |v: i64| u32::try_from(v.max(0)).unwrap_or(u32::MAX);
     Some(match attr {
         TreeAttr::Ply => Bounds {
             upper: Scan::Ply(clamp(lo), clamp(hi)),
+            lower: Scan::Empty,
+        },
+        // A game starts at move 1 or later and each move by Black adds one, except a null
+        // move: so without a null move, move number m is at most ply 2m - 1. A game with a null
+        // move is kept whole. Nothing bounds the ply from below (a game may start at move 40).
+        TreeAttr::MoveNumber => Bounds {
+            upper: Scan::or(
+                Scan::Ply(0, clamp(hi.saturating_mul(2).saturating_sub(1))),
+                Scan::games_with(Scan::Moves {
+                    leaving: false,
+                    traits: MoveTraits::NULL,
+                }),
+            ),
             lower: Scan::Empty,
         },
         TreeAttr::Depth => {
