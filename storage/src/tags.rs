@@ -192,6 +192,9 @@ impl TagWriter {
 pub struct TagReader {
     index: Index,
     fields: Fields,
+    /// One searcher for the reader's life: a segment's tag index never changes once written,
+    /// and opening a reader per search (with its reload watcher) cost more than the search.
+    searcher: Searcher,
 }
 
 impl TagReader {
@@ -215,7 +218,16 @@ impl TagReader {
                 "tag index of an older cqldb version; index the games again into a new database",
             ));
         }
-        Ok(Self { index, fields })
+        let searcher = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()?
+            .searcher();
+        Ok(Self {
+            index,
+            fields,
+            searcher,
+        })
     }
 
     /// Segment-local numbers of the games matching a tantivy query such as `white:carlsen` or
@@ -239,13 +251,12 @@ impl TagReader {
     ) -> Result<Vec<u32>> {
         let ast = tantivy::query_grammar::parse_query(query)
             .map_err(|_| tags_error(format!("cannot parse \"{query}\"")))?;
-        let reader = self.index.reader()?;
-        let searcher = reader.searcher();
+        let searcher = &self.searcher;
         let mut parser = QueryParser::for_index(&self.index, self.fields.text.clone());
         parser.set_conjunction_by_default();
         let _ = self.fields.all;
         let eval = Eval {
-            searcher: &searcher,
+            searcher,
             parser: &parser,
             games_of,
             all,
@@ -313,8 +324,7 @@ impl TagReader {
             ),
             (tantivy::query::Occur::Should, Box::new(long)),
         ]);
-        let reader = self.index.reader()?;
-        let searcher = reader.searcher();
+        let searcher = &self.searcher;
         let raw = self.fields.raw;
         let holds_needle = |addr: tantivy::DocAddress| -> Result<bool> {
             let doc: TantivyDocument = searcher.doc(addr)?;
@@ -327,7 +337,7 @@ impl TagReader {
                 .is_some_and(|(name, value)| name == tag && value.contains(needle)))
         };
         Ok(Some(games_of_values(
-            &searcher,
+            searcher,
             &query,
             games_of,
             &holds_needle,
