@@ -446,6 +446,7 @@ fn gtql_over_games_agrees() {
         "node: ply = 40 and wtm = 0",
         "node: movenumber <= 3 and check",
         "node: 2 >= movenumber; child: count(*) > 1",
+        "node: not (depth <= 1)",
     ] {
         let names = cqldb_executor::gtql::game_names();
         let query = cqldb_planner::gtql::parse_gtql(q, &names).unwrap();
@@ -492,7 +493,10 @@ fn index_edge_cases_agree() {
             "[Event \"a\"]\n[White \"{long}\"]\n[Result \"*\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n\
              [Event \"b\"]\n[White \"Short Name\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
              [Event \"c\"]\n[White \"First\"]\n[White \"Second Name\"]\n\n1. e4 *\n\n\
-             [Event \"d\"]\n[white \"Lower Name\"]\n[Black \"O'Kelly, A.\"]\n\n1. d4 *\n"
+             [Event \"d\"]\n[white \"Lower Name\"]\n[Black \"O'Kelly, A.\"]\n\n1. d4 *\n\n\
+             [Event \"e\"]\n[White \"{word255}\"]\n\n1. e4 (1. d4 d5 (1... Nf6)) e5 *\n\n\
+             [White \"A\"]\n{{note}}\n[Black \"Carlsen\"]\n\n1. e4 *\n",
+            word255 = "A".repeat(255)
         ),
     )
     .unwrap();
@@ -514,6 +518,14 @@ fn index_edge_cases_agree() {
         "cql() not player white \"Name\"",
         "cql() player white \"e N\"",
         "cql() eco \"B\"",
+        // A word of exactly the length the tokenizer drops; a depth range under `not`; a
+        // comment between tags (it ends the tag section, at ingest and at query time alike).
+        "cql() player white \"AAA\"",
+        "cql(variations) not depth < 2",
+        "cql(variations) not depth <= 1",
+        "cql(variations) depth < 2",
+        "cql() not player black \"Carlsen\"",
+        "cql() player black \"Carlsen\"",
     ] {
         if let Err(e) = compare(q, &db, false, &pruning_rules(), tmp.path()) {
             panic!("{e}");

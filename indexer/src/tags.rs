@@ -57,7 +57,10 @@ pub fn scan_tags(text: &[u8]) -> Vec<(String, String)> {
     for (tok, _) in Lexer::new(text) {
         match tok {
             Token::Tag { name, value } => out.push((decode_text(name), decode_text(&value))),
-            Token::BadTag | Token::Comment { .. } => {}
+            Token::BadTag => {}
+            // As the tree builder reads a game: comments may come before the first tag; one
+            // after a tag ends the tag section.
+            Token::Comment { .. } if out.is_empty() => {}
             _ => break,
         }
     }

@@ -43,12 +43,12 @@ struct Fields {
     raw: Field,
 }
 
-/// The longest word indexed, in bytes; a value with a longer word is marked (`long`), so that
-/// substring searches, which need its words, do not miss it.
+/// Words of this many bytes or more are not indexed; a value with such a word is marked
+/// (`long`), so that substring searches, which need its words, do not miss it.
 pub const LONGEST_WORD: usize = 255;
 
 /// The tokenizer of every tag field: words of letters and digits, lowercased, accents folded
-/// (`Ljubojević` is found as `ljubojevic`), words over [`LONGEST_WORD`] bytes left out.
+/// (`Ljubojević` is found as `ljubojevic`), words of [`LONGEST_WORD`] bytes or more left out.
 pub const TOKENIZER: &str = "cqldb_tags";
 
 /// Registers [`TOKENIZER`] with an index (a tag index is unreadable without it).
@@ -164,7 +164,8 @@ impl TagWriter {
             .map(str::len)
             .max()
             .unwrap_or(0);
-        if longest > LONGEST_WORD {
+        // The tokenizer drops words of LONGEST_WORD bytes and more.
+        if longest >= LONGEST_WORD {
             doc.add_u64(self.fields.long, 1);
         }
         match TEXT_TAGS.iter().position(|t| t.eq_ignore_ascii_case(name)) {

@@ -415,7 +415,12 @@ pub fn range_bounds(attr: TreeAttr, op: CmpOp, n: i64) -> Option<Bounds> {
             let main = Scan::Flag(PositionFlag::Mainline);
             match (lo, hi) {
                 (0, 0) => Bounds::exact(main),
-                (0, _) => Bounds::exact(Scan::All),
+                (0, i64::MAX) => Bounds::exact(Scan::All),
+                // `depth <= 2`: the main line surely, a variation maybe.
+                (0, _) => Bounds {
+                    upper: Scan::All,
+                    lower: main,
+                },
                 (1, i64::MAX) => Bounds::exact(Scan::complement(main)),
                 _ => Bounds {
                     upper: Scan::complement(main),
