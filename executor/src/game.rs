@@ -177,14 +177,14 @@ impl Game {
 
     /// The value of a tag, if present.
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.tags_named(name).next()
     }
 
     /// Every value of the tags named `name`, in order (a malformed game may repeat a tag).
-    pub fn tags_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn tags_named<'a, 'n>(
+        &'a self,
+        name: &'n str,
+    ) -> impl Iterator<Item = &'a str> + use<'a, 'n> {
         self.tags
             .iter()
             .filter(move |(n, _)| n == name)

@@ -101,10 +101,9 @@ impl<'a> Sink<'a> {
     /// A sink for `query`'s games writing to `out` (`None`: count only), in `format`.
     pub fn new(
         query: &Query,
-        out: Option<Box<dyn Write + 'a>>,
+        mut out: Option<Box<dyn Write + 'a>>,
         format: MatchFormat,
     ) -> Result<Self> {
-        let mut out = out;
         if let (Some(w), MatchFormat::Csv) = (out.as_mut(), format) {
             writeln!(w, "{}", crate::rows::CSV_HEADER)?;
         }

@@ -682,9 +682,8 @@ impl Segment {
     /// The bitmap for a key (empty if no position or game has it).
     pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
         let d = self.data();
-        let k = key.to_u64();
-        match d.bitmap_keys.binary_search_by(|x| x.to_native().cmp(&k)) {
-            Ok(i) => {
+        match self.bitmap_index(key) {
+            Some(i) => {
                 let blob = d
                     .bitmap_blobs
                     .get(i)
@@ -693,8 +692,17 @@ impl Segment {
                 RoaringBitmap::deserialize_from(blob.as_slice())
                     .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}")))
             }
-            Err(_) => Ok(RoaringBitmap::new()),
+            None => Ok(RoaringBitmap::new()),
         }
+    }
+
+    /// Where `key`'s bitmap is among the segment's (keys are sorted).
+    fn bitmap_index(&self, key: BitmapKey) -> Option<usize> {
+        let k = key.to_u64();
+        self.data()
+            .bitmap_keys
+            .binary_search_by(|x| x.to_native().cmp(&k))
+            .ok()
     }
 
     /// A position block's entry, its data checked against its checksum.
@@ -761,11 +769,7 @@ impl Segment {
 
     /// Whether the segment stores a bitmap under `key` (an absent key reads as empty).
     pub fn has_bitmap(&self, key: BitmapKey) -> bool {
-        let k = key.to_u64();
-        self.data()
-            .bitmap_keys
-            .binary_search_by(|x| x.to_native().cmp(&k))
-            .is_ok()
+        self.bitmap_index(key).is_some()
     }
 
     /// Every bitmap key present, with its serialised size in bytes.

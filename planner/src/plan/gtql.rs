@@ -41,7 +41,12 @@ fn truth(e: &GExpr, attr_of: &dyn Fn(usize) -> Option<IndexedAttr>) -> Bounds {
         Some(IndexedAttr::Flag(s)) => Some(s),
         _ => None,
     };
-    let flag_of = &flag_of;
+    // `ply > 40`, `20 >= ply`, `depth = 0`: ranges.
+    if let GExpr::Bin(op, a, b) = e
+        && let Some(bounds) = tree_comparison(*op, a, b, attr_of)
+    {
+        return bounds;
+    }
     match e {
         GExpr::Attr(Scope::Bare, a) => flag_of(*a).map_or_else(Bounds::unknown, Bounds::exact),
         GExpr::Num(n) => Bounds::exact(if *n != 0 { Scan::All } else { Scan::Empty }),
@@ -65,12 +70,6 @@ fn truth(e: &GExpr, attr_of: &dyn Fn(usize) -> Option<IndexedAttr>) -> Bounds {
                 upper: Scan::or(a.upper, b.upper),
                 lower: Scan::or(a.lower, b.lower),
             }
-        }
-        // `ply > 40`, `20 >= ply`, `depth = 0`: ranges.
-        GExpr::Bin(op @ (GOp::Eq | GOp::Lt | GOp::Gt | GOp::Le | GOp::Ge), a, b)
-            if tree_comparison(*op, a, b, attr_of).is_some() =>
-        {
-            tree_comparison(*op, a, b, attr_of).unwrap_or_else(Bounds::unknown)
         }
         // `flag = 1`, `flag != 0`, `0 = flag`, ... for a 0/1 flag.
         GExpr::Bin(op @ (GOp::Eq | GOp::Ne), a, b) => {
