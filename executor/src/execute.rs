@@ -163,8 +163,7 @@ fn candidates<'d>(
                 if scan.uses_tags() {
                     s.tags = db.tag_reader(entry).ok();
                 }
-                let positions = s.eval(scan, &mut stats.scans)?;
-                let games = s.games_of(&positions);
+                let games = s.eval_games(scan, &mut stats.scans)?;
                 if let Some(top) = stats.scans.first_mut()
                     && !analyze
                 {

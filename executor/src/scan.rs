@@ -76,15 +76,28 @@ impl<'a> SegmentScan<'a> {
         out
     }
 
-    /// Evaluates `scan`; `stats` receives each operator's measurements in pre-order (it is
-    /// extended as needed and added to, so one vector sums a run over every segment).
+    /// The candidate games of `scan` (segment-local numbers); `stats` receives each
+    /// operator's measurements in pre-order (it is extended as needed and added to, so one
+    /// vector sums a run over every segment).
+    pub fn eval_games(
+        &mut self,
+        scan: &Scan,
+        stats: &mut Vec<OpStats>,
+    ) -> cqldb_storage::Result<RoaringBitmap> {
+        let mut index = 0;
+        let found = self.eval_at(scan, stats, &mut index)?;
+        Ok(self.games_in(&found))
+    }
+
+    /// The positions `scan` selects.
     pub fn eval(
         &mut self,
         scan: &Scan,
         stats: &mut Vec<OpStats>,
     ) -> cqldb_storage::Result<RoaringBitmap> {
         let mut index = 0;
-        self.eval_at(scan, stats, &mut index)
+        let found = self.eval_at(scan, stats, &mut index)?;
+        Ok(self.positions_in(found))
     }
 
     fn eval_at(
@@ -92,23 +105,21 @@ impl<'a> SegmentScan<'a> {
         scan: &Scan,
         stats: &mut Vec<OpStats>,
         index: &mut usize,
-    ) -> cqldb_storage::Result<RoaringBitmap> {
+    ) -> cqldb_storage::Result<Found> {
         let me = *index;
         *index += 1;
         let t = Instant::now();
-        let set = match scan {
-            Scan::All => self.universe(),
-            Scan::Empty => RoaringBitmap::new(),
-            Scan::Flag(f) => self.seg.bitmap(BitmapKey::flag(flag(*f)))?,
-            Scan::Pieces { pieces, squares } => self.pieces(*pieces, *squares)?,
-            Scan::Material(tests) => self.material(tests)?,
-            Scan::GameNumbers(lo, hi) => self.positions_of(&self.game_numbers(*lo, *hi)),
-            Scan::GameResult(r) => {
-                let games = self
-                    .seg
-                    .bitmap(BitmapKey::Result(GameResult::from_pgn(r)))?;
-                self.positions_of(&games)
-            }
+        let found = match scan {
+            Scan::All => Found::ALL,
+            Scan::Empty => Found::positions(RoaringBitmap::new()),
+            Scan::Flag(f) => Found::positions(self.seg.bitmap(BitmapKey::flag(flag(*f)))?),
+            Scan::Pieces { pieces, squares } => Found::positions(self.pieces(*pieces, *squares)?),
+            Scan::Material(tests) => Found::positions(self.material(tests)?),
+            Scan::GameNumbers(lo, hi) => Found::games(self.game_numbers(*lo, *hi)),
+            Scan::GameResult(r) => Found::games(
+                self.seg
+                    .bitmap(BitmapKey::Result(GameResult::from_pgn(r)))?,
+            ),
             Scan::GameTag { tag, needle } => {
                 let seg = self.seg;
                 let games_of = |v: u32| seg.bitmap(BitmapKey::TagValue(v));
@@ -117,53 +128,169 @@ impl<'a> SegmentScan<'a> {
                     None => None,
                 };
                 match found {
-                    Some(games) => self.positions_of(&games),
+                    Some(games) => Found::games(games),
                     None => {
                         self.inexact = true;
-                        self.universe()
+                        Found::ALL
                     }
                 }
             }
-            Scan::Moves { leaving, traits } => self.moves(*leaving, *traits)?,
-            Scan::Ply(lo, hi) => self.plies(*lo, *hi)?,
+            Scan::Moves { leaving, traits } => Found::positions(self.moves(*leaving, *traits)?),
+            Scan::Ply(lo, hi) => Found::positions(self.plies(*lo, *hi)?),
             Scan::And(xs) => {
-                let mut acc: Option<RoaringBitmap> = None;
+                let mut acc = Found::ALL;
                 for x in xs {
-                    if acc.as_ref().is_some_and(RoaringBitmap::is_empty) {
+                    if acc.is_empty() {
                         skip(x, index);
                         continue;
                     }
                     let s = self.eval_at(x, stats, index)?;
-                    acc = Some(match acc {
-                        None => s,
-                        Some(a) => a & s,
-                    });
-                }
-                acc.unwrap_or_else(|| self.universe())
-            }
-            Scan::Or(xs) => {
-                let mut acc = RoaringBitmap::new();
-                for x in xs {
-                    acc |= self.eval_at(x, stats, index)?;
+                    acc = acc.and(s);
                 }
                 acc
             }
-            Scan::Not(x) => self.universe() - self.eval_at(x, stats, index)?,
+            Scan::Or(xs) => {
+                let mut parts = Vec::with_capacity(xs.len());
+                for x in xs {
+                    parts.push(self.eval_at(x, stats, index)?);
+                }
+                self.or(parts)
+            }
+            Scan::Not(x) => {
+                let inner = self.eval_at(x, stats, index)?;
+                self.not(inner)
+            }
             Scan::GamesWith(x) => {
                 let inner = self.eval_at(x, stats, index)?;
-                self.positions_of(&self.games_of(&inner))
+                Found::games(self.games_in(&inner))
             }
         };
         if stats.len() <= me {
             stats.resize(me + 1, OpStats::default());
         }
         let st = &mut stats[me];
-        st.positions += set.len();
+        st.positions += self.position_count(&found);
         st.micros += t.elapsed().as_micros() as u64;
         if self.count_games {
-            st.games += self.games_of(&set).len();
+            st.games += self.games_in(&found).len();
         }
-        Ok(set)
+        Ok(found)
+    }
+
+    /// Every game of the segment with at least one position.
+    fn all_games(&self) -> RoaringBitmap {
+        let mut games: RoaringBitmap = RoaringBitmap::new();
+        games.insert_range(0..self.game_count());
+        if self.starts.windows(2).any(|w| w[0] == w[1]) {
+            games = self.nonempty(&games);
+        }
+        games
+    }
+
+    fn game_count(&self) -> u32 {
+        self.starts.len().saturating_sub(1) as u32
+    }
+
+    /// The games of `games` that have a position.
+    fn nonempty(&self, games: &RoaringBitmap) -> RoaringBitmap {
+        games
+            .iter()
+            .filter(|&g| self.range(g).is_some_and(|(a, b)| a < b))
+            .collect()
+    }
+
+    /// Game `g`'s positions.
+    fn range(&self, g: u32) -> Option<(u32, u32)> {
+        let g = g as usize;
+        Some((*self.starts.get(g)?, *self.starts.get(g + 1)?))
+    }
+
+    /// The games with a position in `found`.
+    fn games_in(&self, found: &Found) -> RoaringBitmap {
+        match (&found.games, &found.positions) {
+            (None, None) => self.all_games(),
+            (Some(g), None) => self.nonempty(g),
+            (None, Some(p)) => self.games_of(p),
+            // Testing each game costs a lookup per game, walking the positions a step per game
+            // they hold: the smaller side is walked.
+            (Some(g), Some(p)) if g.len() < self.games_of_cost(p) => g
+                .iter()
+                .filter(|&g| {
+                    self.range(g).is_some_and(|(a, b)| {
+                        a < b && (p.contains(a) || p.range_cardinality(a..b) > 0)
+                    })
+                })
+                .collect(),
+            (Some(g), Some(p)) => self.games_of(p) & g,
+        }
+    }
+
+    /// About how many steps [`Self::games_of`] takes over `p`.
+    fn games_of_cost(&self, p: &RoaringBitmap) -> u64 {
+        p.len().min(u64::from(self.game_count()))
+    }
+
+    /// The positions `found` selects, as a set.
+    fn positions_in(&self, found: Found) -> RoaringBitmap {
+        match (found.games, found.positions) {
+            (None, None) => self.universe(),
+            (Some(g), None) => self.positions_of(&g),
+            (None, Some(p)) => p,
+            (Some(g), Some(p)) => p & self.positions_of(&g),
+        }
+    }
+
+    /// How many positions `found` selects (for `EXPLAIN ANALYZE`; outside it, positions in
+    /// both a set and a game set are counted as the set's, an upper bound that costs nothing).
+    fn position_count(&self, found: &Found) -> u64 {
+        match (&found.games, &found.positions) {
+            (None, None) => u64::from(self.positions),
+            (Some(g), None) => g
+                .iter()
+                .filter_map(|g| self.range(g))
+                .map(|(a, b)| u64::from(b - a))
+                .sum(),
+            (Some(g), Some(p)) if self.count_games => g
+                .iter()
+                .filter_map(|g| self.range(g))
+                .map(|(a, b)| p.range_cardinality(a..b))
+                .sum(),
+            (_, Some(p)) => p.len(),
+        }
+    }
+
+    /// The union of `parts`: kept as whole games when every part is whole games.
+    fn or(&self, parts: Vec<Found>) -> Found {
+        if parts.iter().any(Found::is_all) {
+            return Found::ALL;
+        }
+        if parts.iter().all(|f| f.positions.is_none()) {
+            let games = parts
+                .into_iter()
+                .filter_map(|f| f.games)
+                .collect::<Vec<_>>();
+            return Found::games(games.union());
+        }
+        let positions = parts
+            .into_iter()
+            .map(|f| self.positions_in(f))
+            .collect::<Vec<_>>();
+        Found::positions(positions.union())
+    }
+
+    /// The positions not in `found`: whole games stay whole games.
+    fn not(&self, found: Found) -> Found {
+        match (found.games, found.positions) {
+            (None, None) => Found::positions(RoaringBitmap::new()),
+            (Some(g), None) => {
+                let mut all = RoaringBitmap::new();
+                all.insert_range(0..self.game_count());
+                Found::games(all - g)
+            }
+            (games, positions) => {
+                Found::positions(self.universe() - self.positions_in(Found { games, positions }))
+            }
+        }
     }
 
     fn universe(&self) -> RoaringBitmap {
@@ -248,15 +375,7 @@ impl<'a> SegmentScan<'a> {
     /// The union of the bitmaps of every material that passes all `tests`.
     fn material(&mut self, tests: &[MaterialTest]) -> cqldb_storage::Result<RoaringBitmap> {
         let seg = self.seg;
-        let sigs = self.materials.get_or_insert_with(|| {
-            seg.bitmap_keys()
-                .into_iter()
-                .filter_map(|(k, _)| match k {
-                    BitmapKey::Material(m) => Some(m),
-                    _ => None,
-                })
-                .collect()
-        });
+        let sigs = self.materials.get_or_insert_with(|| seg.materials());
         let passing = sigs.iter().filter(|&&sig| {
             tests.iter().all(|t| {
                 let n: i64 = (0..12)
@@ -276,6 +395,62 @@ impl<'a> SegmentScan<'a> {
     }
 }
 
+/// What a scan selects: the positions of `positions` (every position when `None`) that belong
+/// to the games of `games` (every game when `None`). Game-level scans (tags, results, game
+/// numbers) stay whole games, so an `and` of a tag with the main line never lists the games'
+/// positions.
+#[derive(Debug)]
+struct Found {
+    games: Option<RoaringBitmap>,
+    positions: Option<RoaringBitmap>,
+}
+
+impl Found {
+    const ALL: Found = Found {
+        games: None,
+        positions: None,
+    };
+
+    fn games(g: RoaringBitmap) -> Self {
+        Found {
+            games: Some(g),
+            positions: None,
+        }
+    }
+
+    fn positions(p: RoaringBitmap) -> Self {
+        Found {
+            games: None,
+            positions: Some(p),
+        }
+    }
+
+    fn is_all(&self) -> bool {
+        self.games.is_none() && self.positions.is_none()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.games.as_ref().is_some_and(RoaringBitmap::is_empty)
+            || self.positions.as_ref().is_some_and(RoaringBitmap::is_empty)
+    }
+
+    /// Both: the sets of each kind intersect (a position is in a game's positions exactly
+    /// when its game is that game).
+    fn and(self, other: Found) -> Found {
+        fn both(a: Option<RoaringBitmap>, b: Option<RoaringBitmap>) -> Option<RoaringBitmap> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a & b),
+                (a, None) => a,
+                (None, b) => b,
+            }
+        }
+        Found {
+            games: both(self.games, other.games),
+            positions: both(self.positions, other.positions),
+        }
+    }
+}
+
 /// The games with a position in `positions`, game `i` having positions
 /// `starts[i]..starts[i + 1]` (see [`SegmentScan::games_of`]).
 fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
@@ -283,17 +458,41 @@ fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
     let mut found = Vec::new();
     let mut it = positions.iter();
     let mut g = 0usize;
-    while let Some(p) = it.next() {
-        // The game holding `p`: starts are ascending, and `p` is past game `g`'s start.
-        g += starts[g..].partition_point(|&s| s <= p).saturating_sub(1);
+    let mut next = it.next();
+    while let Some(p) = next {
+        g = game_at(starts, g, p);
         if g >= n {
             break;
         }
         found.push(g as u32);
-        it.advance_to(starts[g + 1]);
+        let end = starts[g + 1];
+        // Jumping costs a search in the set; a few positions are cheaper stepped over.
+        if end - p > SKIP_STEPS {
+            it.advance_to(end);
+            next = it.next();
+        } else {
+            next = it.by_ref().find(|&q| q >= end);
+        }
     }
     // Ascending and distinct by construction.
     RoaringBitmap::from_sorted_iter(found).unwrap_or_default()
+}
+
+/// Positions [`games_of`] steps over rather than jumping.
+const SKIP_STEPS: u32 = 16;
+
+/// The last game from `g` on that starts at or before `p` (`starts` ascending, `starts[g] <=
+/// p`): searched outwards from `g`, since the next game holding a position is usually near.
+fn game_at(starts: &[u32], g: usize, p: u32) -> usize {
+    let rest = &starts[g..];
+    let mut step = 1usize;
+    let mut lo = 0usize;
+    while step < rest.len() && rest[step] <= p {
+        lo = step;
+        step *= 2;
+    }
+    let hi = step.min(rest.len());
+    g + lo + rest[lo..hi].partition_point(|&s| s <= p).saturating_sub(1)
 }
 
 /// Advances `index` past a scan that was not evaluated (an `and` already empty).

@@ -5,8 +5,9 @@ use std::path::Path;
 fn queries() -> Vec<(String, String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/cql/queries");
     let mut out = Vec::new();
-    let Ok(areas) = std::fs::read_dir(&root) else {
-        panic!("conformance suite not found at {}", root.display());
+    let areas = match std::fs::read_dir(&root) {
+        Ok(areas) => areas,
+        Err(e) => panic!("conformance suite not found at {}: {e}", root.display()),
     };
     for area in areas.flatten() {
         let area_name = area.file_name().to_string_lossy().into_owned();

@@ -305,6 +305,17 @@ pub fn decompress_block(data: &[u8], raw_len: usize) -> Option<Vec<u8>> {
     })
 }
 
+/// Decompresses one zstd frame whose header records its size (as [`compress`] writes them),
+/// with the thread's context; a frame without the size (or claiming more than `limit`) is
+/// streamed instead.
+pub fn decompress_frame(data: &[u8], limit: usize) -> std::io::Result<Vec<u8>> {
+    match zstd::zstd_safe::get_frame_content_size(data) {
+        Ok(Some(n)) if n as usize <= limit => decompress_block(data, n as usize)
+            .ok_or_else(|| std::io::Error::other("the frame does not decompress to its size")),
+        _ => zstd::stream::decode_all(data),
+    }
+}
+
 /// The columns of a decompressed block, parsed but not replayed: any of its games can then be
 /// rebuilt alone ([`BlockView::replay`]), so reading a few candidate games of a block costs
 /// their positions, not the block's.

@@ -11,11 +11,13 @@ use roaring::RoaringBitmap;
 
 use crate::batch::EncodedBatch;
 use crate::bitmap::{BitmapBuilder, BitmapKey};
-use crate::columns::{BlockView, DecodedBlock, decode_block_opts, decompress_block};
+use crate::columns::{
+    BlockView, DecodedBlock, decode_block_opts, decompress_block, decompress_frame,
+};
 use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::{Result, StorageError};
 use crate::file::{MappedFile, write_file_streaming};
-use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
+use crate::schema::{CommentRef, GameMeta, GameResult, MaterialSignature, NagRef, PositionRecord};
 
 const MAGIC: &[u8; 8] = b"CQLDBSEG";
 
@@ -724,7 +726,8 @@ impl Segment {
             .get(chunk as usize)
             .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
         self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
-        zstd::stream::decode_all(data.as_slice())
+        // A chunk holds a batch's text (batches are cut at a few megabytes).
+        decompress_frame(data.as_slice(), 1 << 30)
             .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
     }
 
@@ -772,7 +775,24 @@ impl Segment {
         self.bitmap_index(key).is_some()
     }
 
-    /// Every bitmap key present, with its serialised size in bytes.
+    /// The material signatures that have a bitmap.
+    pub fn materials(&self) -> Vec<MaterialSignature> {
+        // Keys sort by kind first: the material keys are one run, found by two searches.
+        let keys = &self.data().bitmap_keys;
+        let kind = |k: u64| k >> 56;
+        let material = BitmapKey::Material(MaterialSignature(0)).to_u64() >> 56;
+        let from = keys.partition_point(|k| kind(k.to_native()) < material);
+        let to = keys.partition_point(|k| kind(k.to_native()) <= material);
+        keys[from..to.max(from)]
+            .iter()
+            .filter_map(|k| match BitmapKey::from_u64(k.to_native()) {
+                Some(BitmapKey::Material(m)) => Some(m),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every bitmap's key and byte size.
     pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
         let d = self.data();
         d.bitmap_keys

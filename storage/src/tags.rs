@@ -285,7 +285,7 @@ impl TagReader {
         needle: &str,
         games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
     ) -> Result<Option<RoaringBitmap>> {
-        use tantivy::query::{BooleanQuery, Query, RegexQuery, TermQuery};
+        use tantivy::query::{BooleanQuery, Query, TermQuery};
         use tantivy::schema::IndexRecordOption;
         use tantivy::tokenizer::TokenStream;
         let Some(i) = TEXT_TAGS.iter().position(|t| *t == tag) else {
@@ -304,9 +304,9 @@ impl TagReader {
                     tantivy::Term::from_field_text(field, &t.text),
                     IndexRecordOption::Basic,
                 )),
-                (true, false) => Box::new(RegexQuery::from_pattern(&format!(".*{word}"), field)?),
-                (false, true) => Box::new(RegexQuery::from_pattern(&format!("{word}.*"), field)?),
-                (true, true) => Box::new(RegexQuery::from_pattern(&format!(".*{word}.*"), field)?),
+                (true, false) => Box::new(regex_query(&format!(".*{word}"), field)?),
+                (false, true) => Box::new(regex_query(&format!("{word}.*"), field)?),
+                (true, true) => Box::new(regex_query(&format!(".*{word}.*"), field)?),
             };
             parts.push((tantivy::query::Occur::Must, q));
         }
@@ -344,6 +344,32 @@ impl TagReader {
             &holds_needle,
         )?))
     }
+}
+
+/// A term-pattern query, compiled once per process: every segment's tag index is searched
+/// with the same patterns, and compiling one (its automaton) cost more than a segment's search.
+fn regex_query(pattern: &str, field: tantivy::schema::Field) -> Result<tantivy::query::RegexQuery> {
+    use std::sync::Mutex;
+    type Compiled = Vec<(String, tantivy::schema::Field, tantivy::query::RegexQuery)>;
+    /// Patterns kept; the oldest go first.
+    const KEPT: usize = 64;
+    static CACHE: Mutex<Compiled> = Mutex::new(Vec::new());
+    let cached = |c: &Compiled| {
+        c.iter()
+            .find(|(p, f, _)| p == pattern && *f == field)
+            .map(|(_, _, q)| q.clone())
+    };
+    if let Some(q) = CACHE.lock().ok().as_deref().and_then(cached) {
+        return Ok(q);
+    }
+    let q = tantivy::query::RegexQuery::from_pattern(pattern, field)?;
+    if let Ok(mut c) = CACHE.lock() {
+        if c.len() >= KEPT {
+            c.remove(0);
+        }
+        c.push((pattern.to_string(), field, q.clone()));
+    }
+    Ok(q)
 }
 
 /// The games of every tag value (document) `query` finds and `keep` accepts: the union of their

@@ -308,8 +308,8 @@ pub fn feed_games_measured(
                     Some(st) => &mut st.scans,
                     None => &mut scratch,
                 };
-                let positions = ss.eval(s, ops)?;
-                (Some(ss.games_of(&positions)), ss.into_game_starts())
+                let games = ss.eval_games(s, ops)?;
+                (Some(games), ss.into_game_starts())
             }
             None => (None, Vec::new()),
         };
