@@ -266,6 +266,14 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // A library's panic on a damaged file is caught and reported as an error naming the file
+    // (see `cqldb_storage::guard`); its default message would read like a crash.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !cqldb_storage::guard::guarded() {
+            default_hook(info);
+        }
+    }));
     let cli = Cli::parse_from(reference_style_args(std::env::args_os()));
     let result = match cli.command {
         Command::Index {
@@ -372,9 +380,12 @@ fn main() -> std::process::ExitCode {
     };
     match result {
         Ok(code) => code,
+        // Exit codes: 0 done, 1 a query or data error (this), 2 a usage error (the argument
+        // parser's, or a command's own `Usage`).
         Err(e) => {
             eprintln!("cqldb: {e:#}");
-            std::process::ExitCode::from(2)
+            let usage = e.downcast_ref::<cqldb::Usage>().is_some();
+            std::process::ExitCode::from(if usage { 2 } else { 1 })
         }
     }
 }

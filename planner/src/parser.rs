@@ -15,11 +15,59 @@ type PResult<T> = Result<T, ParseError>;
 
 const MAX_NESTING: usize = 100;
 
+/// The longest chain of a non-associative operator (`-`, `*`, `/`, `%`): such a chain nests one
+/// level per operator, and evaluation walks the nesting.
+const MAX_CHAIN: usize = 1000;
+
+/// Joins `operands` (in source order, at least one) with an associative operator as a balanced
+/// tree, iteratively: a chain of 20,000 `or`s is 15 levels deep, not 20,000 (which overflowed
+/// the stack when evaluated). Evaluation order and short-circuiting are those of the
+/// left-nested form, since the operator is associative.
+fn balanced(mut operands: Vec<Node>, join: impl Fn(Node, Node) -> Expr) -> Node {
+    while operands.len() > 1 {
+        let mut next = Vec::with_capacity(operands.len().div_ceil(2));
+        let mut it = operands.into_iter();
+        while let Some(a) = it.next() {
+            match it.next() {
+                Some(b) => {
+                    let span = a.span.start..b.span.end.max(a.span.start);
+                    next.push(Node {
+                        expr: join(a, b),
+                        span,
+                    });
+                }
+                None => next.push(a),
+            }
+        }
+        operands = next;
+    }
+    operands.pop().unwrap_or(Node {
+        expr: Expr::True,
+        span: 0..0,
+    })
+}
+
+/// `lhs + sum[0] + sum[1] ...` as a balanced tree.
+fn add_all(lhs: Node, sum: Vec<Node>) -> Node {
+    if sum.is_empty() {
+        return lhs;
+    }
+    let mut operands = Vec::with_capacity(sum.len() + 1);
+    operands.push(lhs);
+    operands.extend(sum);
+    balanced(operands, |a, b| {
+        Expr::Binary(BinOp::Add, Box::new(a), Box::new(b))
+    })
+}
+
 /// Parser state: the tokens and the names defined so far.
 pub struct Parser {
     toks: Vec<Token>,
     i: usize,
     pub(crate) vars: Vec<(String, VarKind)>,
+    /// The last slot of each name in `vars` (looking names up by scanning `vars` made a query
+    /// with many variables quadratic to parse).
+    var_index: std::collections::HashMap<String, usize>,
     pub(crate) var_types: Vec<Ty>,
     pub(crate) functions: Vec<Function>,
     pub(crate) function_depth: usize,
@@ -34,6 +82,7 @@ impl Parser {
             toks,
             i: 0,
             vars: Vec::new(),
+            var_index: std::collections::HashMap::new(),
             var_types: Vec::new(),
             functions: Vec::new(),
             function_depth: 0,
@@ -111,7 +160,7 @@ impl Parser {
     }
 
     pub(crate) fn var_slot(&self, name: &str) -> Option<usize> {
-        self.vars.iter().rposition(|(n, _)| n == name)
+        self.var_index.get(name).copied()
     }
 
     pub(crate) fn declare(&mut self, name: &str, kind: VarKind, ty: Ty) -> usize {
@@ -125,6 +174,7 @@ impl Parser {
         }
         self.vars.push((name.to_owned(), kind));
         self.var_types.push(ty);
+        self.var_index.insert(name.to_owned(), self.vars.len() - 1);
         self.vars.len() - 1
     }
 
@@ -284,29 +334,23 @@ impl Parser {
     }
 
     fn or(&mut self) -> PResult<Node> {
-        let start = self.peek().span.start;
-        let mut lhs = self.and()?;
+        let mut operands = vec![self.and()?];
         while self.eat_word("or") {
-            let rhs = self.and()?;
-            lhs = Node {
-                expr: Expr::Or(Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
+            operands.push(self.and()?);
         }
-        Ok(lhs)
+        Ok(balanced(operands, |a, b| {
+            Expr::Or(Box::new(a), Box::new(b))
+        }))
     }
 
     fn and(&mut self) -> PResult<Node> {
-        let start = self.peek().span.start;
-        let mut lhs = self.not()?;
+        let mut operands = vec![self.not()?];
         while self.eat_word("and") {
-            let rhs = self.not()?;
-            lhs = Node {
-                expr: Expr::And(Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
+            operands.push(self.not()?);
         }
-        Ok(lhs)
+        Ok(balanced(operands, |a, b| {
+            Expr::And(Box::new(a), Box::new(b))
+        }))
     }
 
     pub(crate) fn not(&mut self) -> PResult<Node> {
@@ -379,38 +423,45 @@ impl Parser {
     }
 
     fn union(&mut self) -> PResult<Node> {
-        let start = self.peek().span.start;
-        let mut lhs = self.inter()?;
+        let mut operands = vec![self.inter()?];
         while self.at_sym("|") {
             let t = self.next();
             let rhs = self.inter()?;
-            crate::types::check_set_op("|", &lhs, &rhs, self, t.span)?;
-            lhs = Node {
-                expr: Expr::Binary(BinOp::Union, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
+            if let Some(lhs) = operands.last() {
+                crate::types::check_set_op("|", lhs, &rhs, self, t.span)?;
+            }
+            operands.push(rhs);
         }
-        Ok(lhs)
+        Ok(balanced(operands, |a, b| {
+            Expr::Binary(BinOp::Union, Box::new(a), Box::new(b))
+        }))
     }
 
     fn inter(&mut self) -> PResult<Node> {
-        let start = self.peek().span.start;
-        let mut lhs = self.additive()?;
+        let mut operands = vec![self.additive()?];
         while self.at_sym("&") {
             let t = self.next();
             let rhs = self.additive()?;
-            crate::types::check_set_op("&", &lhs, &rhs, self, t.span)?;
-            lhs = Node {
-                expr: Expr::Binary(BinOp::Inter, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
+            if let Some(lhs) = operands.last() {
+                crate::types::check_set_op("&", lhs, &rhs, self, t.span)?;
+            }
+            operands.push(rhs);
         }
-        Ok(lhs)
+        Ok(balanced(operands, |a, b| {
+            Expr::Binary(BinOp::Inter, Box::new(a), Box::new(b))
+        }))
     }
 
     fn additive(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
         let mut lhs = self.multiplicative()?;
+        // The type of what is on the left so far, kept rather than recomputed from a growing
+        // tree (that made long sums quadratic).
+        let mut lhs_ty = crate::types::ty_of(&lhs, self);
+        // The operands of the current run of `+` after `lhs`: a sum is associative, so a run
+        // becomes a balanced tree (a long sum must not be a deep one).
+        let mut sum: Vec<Node> = Vec::new();
+        let mut differences = 0usize;
         loop {
             let op = if self.at_sym("+") {
                 BinOp::Add
@@ -421,18 +472,33 @@ impl Parser {
             };
             let t = self.next();
             let rhs = self.multiplicative()?;
-            crate::types::check_arith(op, &lhs, &rhs, self, t.span)?;
+            let rhs_ty = crate::types::ty_of(&rhs, self);
+            lhs_ty = crate::types::arith_type(op, lhs_ty, rhs_ty, t.span.clone())?;
+            if op == BinOp::Add {
+                sum.push(rhs);
+                continue;
+            }
+            differences += 1;
+            if differences > MAX_CHAIN {
+                return Err(ParseError::new(
+                    format!("more than {MAX_CHAIN} subtractions in one expression"),
+                    t.span,
+                ));
+            }
+            lhs = add_all(lhs, std::mem::take(&mut sum));
             lhs = Node {
                 expr: Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
                 span: self.span_from(start),
             };
         }
-        Ok(lhs)
+        Ok(add_all(lhs, sum))
     }
 
     fn multiplicative(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
         let mut lhs = self.arrow()?;
+        let mut lhs_ty = crate::types::ty_of(&lhs, self);
+        let mut chain = 0usize;
         loop {
             let op = match &self.peek().tok {
                 Tok::Sym("*") => BinOp::Mul,
@@ -442,7 +508,15 @@ impl Parser {
             };
             let t = self.next();
             let rhs = self.arrow()?;
-            crate::types::check_arith(op, &lhs, &rhs, self, t.span)?;
+            let rhs_ty = crate::types::ty_of(&rhs, self);
+            lhs_ty = crate::types::arith_type(op, lhs_ty, rhs_ty, t.span.clone())?;
+            chain += 1;
+            if chain > MAX_CHAIN {
+                return Err(ParseError::new(
+                    format!("more than {MAX_CHAIN} products and quotients in one expression"),
+                    t.span,
+                ));
+            }
             lhs = Node {
                 expr: Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
                 span: self.span_from(start),

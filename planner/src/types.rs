@@ -149,19 +149,12 @@ pub fn check_compare(op: CmpOp, a: Ty, b: Ty, span: Span) -> Result<(), ParseErr
     Ok(())
 }
 
-/// `+ - * / %` need numbers (`+` also joins two strings).
-pub fn check_arith(
-    op: BinOp,
-    a: &Node,
-    b: &Node,
-    p: &Parser,
-    span: Span,
-) -> Result<(), ParseError> {
-    let (ta, tb) = (ty_of(a, p), ty_of(b, p));
+/// The type of `a op b` for operands of types `ta` and `tb`, or why they do not fit.
+pub fn arith_type(op: BinOp, ta: Ty, tb: Ty, span: Span) -> Result<Ty, ParseError> {
     let num = |t: Ty| matches!(t, Ty::Number | Ty::Unknown);
     if op == BinOp::Add && (ta == Ty::String || tb == Ty::String) {
         if matches!(ta, Ty::String | Ty::Unknown) && matches!(tb, Ty::String | Ty::Unknown) {
-            return Ok(());
+            return Ok(Ty::String);
         }
         return Err(ParseError::new(
             format!(
@@ -173,7 +166,7 @@ pub fn check_arith(
         ));
     }
     if num(ta) && num(tb) {
-        return Ok(());
+        return Ok(Ty::Number);
     }
     let hint = if ta == Ty::Set || tb == Ty::Set {
         " (count a set with #)"

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 
 use crate::error::{Result, StorageError};
+use crate::guard;
+use crate::manifest::{MANIFEST_FILE, Manifest};
 use crate::schema::SCHEMA_VERSION;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -38,11 +40,31 @@ pub struct SegmentEntry {
     pub issues: u64,
     /// Bytes on disk (segment file plus tag index).
     pub bytes: u64,
+    /// Checksums of the segment's files (absent in entries written before they were kept).
+    pub checks: Option<FileChecks>,
+}
+
+/// What ties a catalog entry to its files: a file copied over another segment's name, or a tag
+/// index changed on disk, no longer matches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FileChecks {
+    /// The segment file's whole-payload checksum (as its header records it).
+    pub segment: u32,
+    /// The digest of the tag index directory's files ([`crate::tags::dir_digest`]).
+    pub tags: u32,
 }
 
 impl SegmentEntry {
-    fn encode(&self) -> [u8; 64] {
-        let mut out = [0u8; 64];
+    /// Bytes of an encoded entry (64 in entries written before file checks were kept).
+    pub const ENCODED_LEN: usize = 80;
+
+    /// The entry as little-endian numbers.
+    pub fn encode(&self) -> [u8; Self::ENCODED_LEN] {
+        let mut out = [0u8; Self::ENCODED_LEN];
+        let (seg, tags) = match self.checks {
+            Some(c) => (u64::from(c.segment) | 1 << 32, u64::from(c.tags)),
+            None => (0, 0),
+        };
         let vals = [
             self.id,
             self.first_game,
@@ -52,6 +74,8 @@ impl SegmentEntry {
             self.variations,
             self.issues,
             self.bytes,
+            seg,
+            tags,
         ];
         for (i, v) in vals.iter().enumerate() {
             out[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
@@ -59,7 +83,8 @@ impl SegmentEntry {
         out
     }
 
-    fn decode(b: &[u8]) -> Option<Self> {
+    /// The entry [`SegmentEntry::encode`] wrote (or an older, shorter one).
+    pub fn decode(b: &[u8]) -> Option<Self> {
         let v = |i: usize| -> Option<u64> {
             Some(u64::from_le_bytes(
                 b.get(i * 8..i * 8 + 8)?.try_into().ok()?,
@@ -74,6 +99,13 @@ impl SegmentEntry {
             variations: v(5)?,
             issues: v(6)?,
             bytes: v(7)?,
+            checks: match (v(8), v(9)) {
+                (Some(seg), Some(tags)) if seg >> 32 == 1 => Some(FileChecks {
+                    segment: seg as u32,
+                    tags: tags as u32,
+                }),
+                _ => None,
+            },
         })
     }
 
@@ -127,24 +159,61 @@ fn read_all(path: &Path, txn: &redb::ReadTransaction) -> Result<(u64, Vec<Segmen
     Ok((next, out))
 }
 
-/// Reads the committed segment list of the database in `dir` (shared lock, released at once).
+/// Reads the committed segment list of the database in `dir`: from its manifest, which takes
+/// no lock (see `manifest.rs`); from `catalog.redb` in a database that has none, or whose
+/// manifest is damaged (the redb catalog holds the same list).
 pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
+    let from_redb = || read_redb(dir);
+    let m = match Manifest::read(dir) {
+        Ok(Some(m)) => m,
+        Ok(None) => return from_redb(),
+        // The manifest's own error says more than the fallback's.
+        Err(damaged) => return from_redb().map_err(|_| damaged),
+    };
+    if m.schema_version != SCHEMA_VERSION {
+        return Err(StorageError::SchemaMismatch {
+            path: dir.join(MANIFEST_FILE),
+            found: m.schema_version,
+            expected: SCHEMA_VERSION,
+        });
+    }
+    Ok(m.segments)
+}
+
+/// How long a reader of a database without a manifest waits for a writer's brief hold on the
+/// redb file (a writer opens it only to read its state and to commit).
+const REDB_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Reads the segment list from `catalog.redb` (shared lock, released at once).
+fn read_redb(dir: &Path) -> Result<Vec<SegmentEntry>> {
     let path = dir.join(CATALOG_FILE);
     if !path.exists() {
         return Err(StorageError::NotADatabase(dir.to_owned()));
     }
-    let err = catalog_err(&path);
-    match redb::ReadOnlyDatabase::open(&path) {
+    let start = std::time::Instant::now();
+    loop {
+        match guard::catch(&path, || read_redb_once(&path)) {
+            Err(StorageError::Locked(_)) if start.elapsed() < REDB_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn read_redb_once(path: &Path) -> Result<Vec<SegmentEntry>> {
+    let err = catalog_err(path);
+    match redb::ReadOnlyDatabase::open(path) {
         Ok(db) => {
             let txn = db.begin_read().map_err(|e| err(e.into()))?;
-            Ok(read_all(&path, &txn)?.1)
+            Ok(read_all(path, &txn)?.1)
         }
         Err(redb::DatabaseError::RepairAborted) => {
             // A writer was killed inside its commit: recovery needs a writable open. redb
             // recovers the last durable commit; the interrupted one either landed whole or not.
-            let db = redb::Database::open(&path).map_err(|e| err(e.into()))?;
+            let db = redb::Database::open(path).map_err(|e| err(e.into()))?;
             let txn = db.begin_read().map_err(|e| err(e.into()))?;
-            Ok(read_all(&path, &txn)?.1)
+            Ok(read_all(path, &txn)?.1)
         }
         Err(e) => Err(err(e.into())),
     }
@@ -160,6 +229,7 @@ pub const LOCK_FILE: &str = "writer.lock";
 /// long part) leaves the catalog closed and readable as it was.
 pub struct CatalogWriter {
     path: PathBuf,
+    dir: PathBuf,
     _lock: std::fs::File,
 }
 
@@ -186,8 +256,19 @@ impl CatalogWriter {
             }
         }
         let path = dir.join(CATALOG_FILE);
-        let this = Self { path, _lock: lock };
-        let db = this.open()?;
+        let this = Self {
+            path,
+            dir: dir.to_owned(),
+            _lock: lock,
+        };
+        guard::catch(&this.path, || this.initialise())?;
+        this.publish()?;
+        Ok(this)
+    }
+
+    /// Creates the tables of a new catalog.
+    fn initialise(&self) -> Result<()> {
+        let db = self.open()?;
         // Initialised means the tables exist, not merely the file: a process killed right after
         // creating the file must not leave a catalog that can never be opened.
         let initialised = db
@@ -196,7 +277,7 @@ impl CatalogWriter {
             .and_then(|txn| txn.open_table(META).ok()?.get("schema_version").ok()?)
             .is_some();
         if !initialised {
-            let err = catalog_err(&this.path);
+            let err = catalog_err(&self.path);
             let txn = db.begin_write().map_err(|e| err(e.into()))?;
             {
                 let mut meta = txn.open_table(META).map_err(|e| err(e.into()))?;
@@ -207,7 +288,21 @@ impl CatalogWriter {
             }
             txn.commit().map_err(|e| err(e.into()))?;
         }
-        Ok(this)
+        Ok(())
+    }
+
+    /// Writes the committed state to the manifest readers take (unless it already holds it).
+    fn publish(&self) -> Result<()> {
+        let (next_segment, segments) = self.state()?;
+        let m = Manifest {
+            schema_version: SCHEMA_VERSION,
+            next_segment,
+            segments,
+        };
+        if Manifest::read(&self.dir).ok().flatten().as_ref() != Some(&m) {
+            m.write(&self.dir)?;
+        }
+        Ok(())
     }
 
     fn open(&self) -> Result<redb::Database> {
@@ -216,14 +311,21 @@ impl CatalogWriter {
 
     /// The next free segment id and the committed segments.
     pub fn state(&self) -> Result<(u64, Vec<SegmentEntry>)> {
-        let db = self.open()?;
-        let err = catalog_err(&self.path);
-        let txn = db.begin_read().map_err(|e| err(e.into()))?;
-        read_all(&self.path, &txn)
+        guard::catch(&self.path, || {
+            let db = self.open()?;
+            let err = catalog_err(&self.path);
+            let txn = db.begin_read().map_err(|e| err(e.into()))?;
+            read_all(&self.path, &txn)
+        })
     }
 
     /// Adds segments in one atomic, durable transaction.
     pub fn commit(&self, added: &[SegmentEntry]) -> Result<()> {
+        guard::catch(&self.path, || self.commit_redb(added))?;
+        self.publish()
+    }
+
+    fn commit_redb(&self, added: &[SegmentEntry]) -> Result<()> {
         let db = self.open()?;
         let err = catalog_err(&self.path);
         let txn = db.begin_write().map_err(|e| err(e.into()))?;

@@ -11,7 +11,7 @@ use roaring::RoaringBitmap;
 
 use crate::batch::{EncodedBatch, encode_batch};
 use crate::bitmap::BitmapKey;
-use crate::catalog::{CatalogWriter, SegmentEntry, read_catalog};
+use crate::catalog::{CatalogWriter, FileChecks, SegmentEntry, read_catalog};
 use crate::columns::DecodedBlock;
 use crate::error::{Result, StorageError};
 use crate::segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentBuilder};
@@ -158,10 +158,18 @@ impl DbWriter {
         let dir = self.dir.clone();
         self.finishing = Some(std::thread::spawn(move || -> Result<SegmentEntry> {
             let path = dir.join(SegmentEntry::segment_file(id));
+            let tags_dir = dir.join(SegmentEntry::tags_dir(id));
             let mut builder = builder;
             builder.add_tag_values(&tags.finish()?);
             let stats = builder.write(&path)?;
-            let bytes = file_bytes(&path)? + file_bytes(&dir.join(SegmentEntry::tags_dir(id)))?;
+            // tantivy writes some files private to the owner; they get the permissions every
+            // other file of the database has (the umask's), so whoever may read it can search it.
+            crate::tags::match_permissions(&tags_dir, &path)?;
+            let checks = FileChecks {
+                segment: stats.file_crc,
+                tags: crate::tags::dir_digest(&tags_dir)?,
+            };
+            let bytes = file_bytes(&path)? + file_bytes(&tags_dir)?;
             Ok(SegmentEntry {
                 id,
                 first_game,
@@ -171,6 +179,7 @@ impl DbWriter {
                 variations: stats.variations,
                 issues: stats.issues,
                 bytes,
+                checks: Some(checks),
             })
         }));
         Ok(())
@@ -210,6 +219,28 @@ impl Drop for DbWriter {
             let _ = handle.join();
         }
     }
+}
+
+/// Opens the segment `e` names, and checks that the file is the one committed (a valid segment
+/// file copied over another's name is not).
+fn open_segment(dir: &Path, e: &SegmentEntry) -> Result<Segment> {
+    let path = dir.join(SegmentEntry::segment_file(e.id));
+    let seg = Segment::open(&path)?;
+    if let Some(checks) = e.checks
+        && seg.recorded_crc() != checks.segment
+    {
+        return Err(StorageError::corrupt(
+            &path,
+            "not the segment file the catalog committed (replaced or copied over)",
+        ));
+    }
+    if u64::from(seg.games()) != e.games {
+        return Err(StorageError::corrupt(
+            &path,
+            format!("holds {} games, the catalog says {}", seg.games(), e.games),
+        ));
+    }
+    Ok(seg)
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
@@ -293,7 +324,7 @@ impl Database {
         entries.sort_by_key(|e| e.first_game);
         let segments = entries
             .iter()
-            .map(|e| Segment::open(&dir.join(SegmentEntry::segment_file(e.id))))
+            .map(|e| open_segment(dir, e))
             .collect::<Result<Vec<_>>>()?;
         let tag_readers = entries.iter().map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {
@@ -382,7 +413,16 @@ impl Database {
         if let Some(r) = cell.get() {
             return Ok(r);
         }
-        let reader = TagReader::open(&self.dir.join(SegmentEntry::tags_dir(entry.id)))?;
+        let dir = self.dir.join(SegmentEntry::tags_dir(entry.id));
+        if let Some(checks) = self.entries[i].checks
+            && crate::tags::dir_digest(&dir)? != checks.tags
+        {
+            return Err(StorageError::corrupt(
+                &dir,
+                "the tag index differs from what was committed (damaged); `cqldb repair` rebuilds it from the games' text",
+            ));
+        }
+        let reader = TagReader::open(&dir)?;
         Ok(cell.get_or_init(|| reader))
     }
 

@@ -21,6 +21,14 @@ pub enum StorageError {
         /// What check failed.
         reason: String,
     },
+    /// A file could not be written (a failure that is not the operating system's).
+    #[error("{path}: writing failed: {reason}")]
+    Write {
+        /// The file being written.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
     /// The database directory does not exist or holds no catalog.
     #[error("{0}: not a cqldb database (no catalog.redb); build one with `cqldb index`")]
     NotADatabase(PathBuf),

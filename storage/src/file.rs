@@ -21,39 +21,80 @@ pub struct ChecksumWriter {
     inner: std::io::BufWriter<File>,
     hasher: crc32fast::Hasher,
     len: u64,
+    /// The first write error, kept here because a serialiser may pass on only that it failed
+    /// ("no space left on device" must reach the user as such).
+    failure: std::rc::Rc<std::cell::RefCell<Option<std::io::Error>>>,
+}
+
+impl ChecksumWriter {
+    fn note<T>(&self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r
+            && let Ok(mut f) = self.failure.try_borrow_mut()
+            && f.is_none()
+        {
+            *f = Some(std::io::Error::new(e.kind(), e.to_string()));
+        }
+        r
+    }
 }
 
 impl Write for ChecksumWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
+        let r = self.inner.write(buf);
+        let n = self.note(r)?;
         self.hasher.update(&buf[..n]);
         self.len += n as u64;
         Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
+        let r = self.inner.flush();
+        self.note(r)
     }
 }
 
 /// Writes a new container file at `path` (which must not exist) with the given 8-byte magic. The
 /// payload is streamed by `fill` (no copy of it in memory); the header is written last, once
-/// length and checksum are known, then the file is synced.
+/// length and checksum are known, then the file is synced. Returns the payload's checksum. On
+/// failure the partial file is removed.
 pub fn write_file_streaming(
     path: &Path,
     magic: &[u8; 8],
     fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
-) -> Result<()> {
+) -> Result<u32> {
+    let out = write_new(path, magic, fill);
+    if out.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    out
+}
+
+fn write_new(
+    path: &Path,
+    magic: &[u8; 8],
+    fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
+) -> Result<u32> {
     use std::io::{Seek, SeekFrom};
     let mut f = File::create_new(path).map_err(StorageError::io(path))?;
     f.write_all(&[0u8; HEADER_LEN])
         .map_err(StorageError::io(path))?;
+    let failure = std::rc::Rc::default();
     let w = ChecksumWriter {
         inner: std::io::BufWriter::with_capacity(1 << 20, f),
         hasher: crc32fast::Hasher::new(),
         len: 0,
+        failure: std::rc::Rc::clone(&failure),
     };
-    let w = fill(w).map_err(|e| StorageError::corrupt(path, format!("writing: {e}")))?;
+    let w = fill(w).map_err(|e| match failure.take() {
+        Some(source) => StorageError::Io {
+            path: path.to_owned(),
+            source,
+        },
+        None => StorageError::Write {
+            path: path.to_owned(),
+            reason: e,
+        },
+    })?;
     let crc = w.hasher.finalize();
     let mut f = w
         .inner
@@ -67,7 +108,7 @@ pub fn write_file_streaming(
     f.seek(SeekFrom::Start(0)).map_err(StorageError::io(path))?;
     f.write_all(&header).map_err(StorageError::io(path))?;
     f.sync_all().map_err(StorageError::io(path))?;
-    Ok(())
+    Ok(crc)
 }
 
 /// A verified, memory-mapped container file.
@@ -117,12 +158,17 @@ impl MappedFile {
 
     /// Checks the whole payload against the header's checksum.
     pub fn verify(&self, path: &Path) -> Result<()> {
-        let map = &self.map;
-        let crc = u32::from_le_bytes([map[20], map[21], map[22], map[23]]);
-        if crc32fast::hash(&map[HEADER_LEN..]) != crc {
+        if crc32fast::hash(&self.map[HEADER_LEN..]) != self.recorded_crc() {
             return Err(StorageError::corrupt(path, "checksum mismatch"));
         }
         Ok(())
+    }
+
+    /// The payload checksum the header records (what a catalog keeps to know the file is the
+    /// one it named).
+    pub fn recorded_crc(&self) -> u32 {
+        let map = &self.map;
+        u32::from_le_bytes([map[20], map[21], map[22], map[23]])
     }
 
     /// The verified payload.

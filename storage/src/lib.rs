@@ -26,6 +26,8 @@ pub mod digest;
 pub mod error;
 pub mod file;
 pub mod gtl;
+pub mod guard;
+pub mod manifest;
 pub mod move_features;
 pub mod replay;
 pub mod runs;

@@ -181,6 +181,8 @@ pub struct SegmentStats {
     pub issues: u64,
     /// Variations kept in the text but not in the tree.
     pub detached_variations: u64,
+    /// The file's whole-payload checksum.
+    pub file_crc: u32,
 }
 
 /// Builds one segment from encoded batches and writes it.
@@ -319,10 +321,11 @@ impl SegmentBuilder {
                 .iter()
                 .map(|&v| u64::from(v))
                 .sum(),
+            file_crc: 0,
         };
         // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
         // cost more than the serialisation).
-        write_file_streaming(path, MAGIC, |w| {
+        let file_crc = write_file_streaming(path, MAGIC, |w| {
             rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
                 &self.data,
                 rkyv::ser::writer::IoWriter::new(w),
@@ -330,7 +333,7 @@ impl SegmentBuilder {
             .map(rkyv::ser::writer::IoWriter::into_inner)
             .map_err(|e| e.to_string())
         })?;
-        Ok(stats)
+        Ok(SegmentStats { file_crc, ..stats })
     }
 }
 
@@ -402,6 +405,12 @@ impl Segment {
         })
     }
 
+    /// The whole-file checksum its header records (a catalog keeps it to tell its file from
+    /// another segment's copied over it).
+    pub fn recorded_crc(&self) -> u32 {
+        self.file.recorded_crc()
+    }
+
     fn data(&self) -> &ArchivedSegmentData {
         // SAFETY: the payload was validated by `rkyv::access` in `open`, and the mapping is
         // immutable for the life of `self`.
@@ -440,6 +449,7 @@ impl Segment {
                 .iter()
                 .map(|v| u64::from(v.to_native()))
                 .sum(),
+            file_crc: self.recorded_crc(),
         }
     }
 

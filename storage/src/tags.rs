@@ -26,6 +26,9 @@ use tantivy::{Index, IndexWriter, Searcher, TantivyDocument};
 use crate::error::{Result, StorageError};
 use crate::schema::{GameMeta, GameResult};
 
+/// How deep parentheses may nest in a tag query.
+pub const MAX_NESTING: usize = 200;
+
 /// Tags with a dedicated, default-searched field.
 pub const TEXT_TAGS: [&str; 5] = ["White", "Black", "Event", "Site", "Annotator"];
 
@@ -191,6 +194,7 @@ impl TagWriter {
 
 /// Reads the tag index of one segment.
 pub struct TagReader {
+    dir: std::path::PathBuf,
     index: Index,
     fields: Fields,
     /// One searcher for the reader's life: a segment's tag index never changes once written,
@@ -199,9 +203,16 @@ pub struct TagReader {
 }
 
 impl TagReader {
-    /// Opens the tag index in `dir`.
+    /// Opens the tag index in `dir`, read-only: nothing is created or locked, so a user who
+    /// may only read the database (or a read-only mount) can search it.
     pub fn open(dir: &Path) -> Result<Self> {
-        let index = Index::open_in_dir(dir)?;
+        crate::guard::catch(dir, || Self::open_unguarded(dir))
+    }
+
+    fn open_unguarded(dir: &Path) -> Result<Self> {
+        let files = tantivy::directory::MmapDirectory::open(dir)
+            .map_err(|e| StorageError::corrupt(dir, format!("tag index: {e}")))?;
+        let index = Index::open(ReadOnlyDir(files))?;
         register_tokenizer(&index);
         let (_, fields) = schema();
         let current = index
@@ -225,6 +236,7 @@ impl TagReader {
             .try_into()?
             .searcher();
         Ok(Self {
+            dir: dir.to_owned(),
             index,
             fields,
             searcher,
@@ -244,6 +256,33 @@ impl TagReader {
     /// `games_of(v)` gives the games of value number `v` (the segment's bitmap); `all` is every
     /// game of the segment (for a query that only excludes); `meta(g)` a game's attributes.
     pub fn search(
+        &self,
+        query: &str,
+        games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+        all: &RoaringBitmap,
+        meta: &dyn Fn(u32) -> Option<GameMeta>,
+    ) -> Result<Vec<u32>> {
+        // tantivy's query grammar recurses on each parenthesis: a deep nesting would overflow
+        // the stack, which no error can report.
+        let mut depth = 0usize;
+        for c in query.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth > MAX_NESTING {
+                return Err(tags_error(format!(
+                    "parentheses nest more than {MAX_NESTING} deep"
+                )));
+            }
+        }
+        crate::guard::catch(&self.dir, || {
+            self.search_unguarded(query, games_of, all, meta)
+        })
+    }
+
+    fn search_unguarded(
         &self,
         query: &str,
         games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
@@ -280,6 +319,17 @@ impl TagReader {
     /// regexes for the others, all required in the same value; and every value with a word too
     /// long to be indexed. The values found are then checked as stored (name and substring).
     pub fn games_containing(
+        &self,
+        tag: &str,
+        needle: &str,
+        games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+    ) -> Result<Option<RoaringBitmap>> {
+        crate::guard::catch(&self.dir, || {
+            self.games_containing_unguarded(tag, needle, games_of)
+        })
+    }
+
+    fn games_containing_unguarded(
         &self,
         tag: &str,
         needle: &str,
@@ -370,6 +420,134 @@ fn regex_query(pattern: &str, field: tantivy::schema::Field) -> Result<tantivy::
         c.push((pattern.to_string(), field, q.clone()));
     }
     Ok(q)
+}
+
+/// A directory that reads and never writes or locks: a segment's tag index is immutable once
+/// the catalog names it, so the locks tantivy takes to read an index that may change are not
+/// needed (and could not be taken without write permission).
+#[derive(Clone, Debug)]
+struct ReadOnlyDir(tantivy::directory::MmapDirectory);
+
+impl tantivy::Directory for ReadOnlyDir {
+    fn get_file_handle(
+        &self,
+        path: &Path,
+    ) -> std::result::Result<
+        std::sync::Arc<dyn tantivy::directory::FileHandle>,
+        tantivy::directory::error::OpenReadError,
+    > {
+        self.0.get_file_handle(path)
+    }
+
+    fn delete(
+        &self,
+        path: &Path,
+    ) -> std::result::Result<(), tantivy::directory::error::DeleteError> {
+        Err(tantivy::directory::error::DeleteError::IoError {
+            io_error: std::sync::Arc::new(read_only()),
+            filepath: path.to_owned(),
+        })
+    }
+
+    fn exists(
+        &self,
+        path: &Path,
+    ) -> std::result::Result<bool, tantivy::directory::error::OpenReadError> {
+        self.0.exists(path)
+    }
+
+    fn open_write(
+        &self,
+        path: &Path,
+    ) -> std::result::Result<tantivy::directory::WritePtr, tantivy::directory::error::OpenWriteError>
+    {
+        Err(tantivy::directory::error::OpenWriteError::IoError {
+            io_error: std::sync::Arc::new(read_only()),
+            filepath: path.to_owned(),
+        })
+    }
+
+    fn atomic_read(
+        &self,
+        path: &Path,
+    ) -> std::result::Result<Vec<u8>, tantivy::directory::error::OpenReadError> {
+        self.0.atomic_read(path)
+    }
+
+    fn atomic_write(&self, _path: &Path, _data: &[u8]) -> std::io::Result<()> {
+        Err(read_only())
+    }
+
+    fn sync_directory(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn acquire_lock(
+        &self,
+        _lock: &tantivy::directory::Lock,
+    ) -> std::result::Result<tantivy::directory::DirectoryLock, tantivy::directory::error::LockError>
+    {
+        Ok(tantivy::directory::DirectoryLock::from(Box::new(())))
+    }
+
+    fn watch(
+        &self,
+        _callback: tantivy::directory::WatchCallback,
+    ) -> tantivy::Result<tantivy::directory::WatchHandle> {
+        Ok(tantivy::directory::WatchHandle::empty())
+    }
+}
+
+fn read_only() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        "a committed tag index is read-only",
+    )
+}
+
+/// Whether a file of a tag index directory is part of its content (tantivy's lock files are
+/// not).
+fn is_content(name: &str) -> bool {
+    !name.ends_with(".lock")
+}
+
+/// A digest of a tag index directory: every content file's name and bytes, in name order. The
+/// catalog keeps it, and a reader checks it before trusting the index (a flipped byte in a
+/// tantivy file gave wrong answers, or a panic, before).
+pub fn dir_digest(dir: &Path) -> Result<u32> {
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(StorageError::io(dir))? {
+        let e = e.map_err(StorageError::io(dir))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if is_content(&name) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    let mut d = crate::digest::Digest::new();
+    for name in names {
+        let path = dir.join(&name);
+        let bytes = std::fs::read(&path).map_err(StorageError::io(&path))?;
+        d.column(name.as_bytes());
+        d.column(&bytes);
+    }
+    Ok(d.finish())
+}
+
+/// Gives every file of a tag index directory the permissions of `like` (a file of the same
+/// database created with the process's umask).
+pub fn match_permissions(dir: &Path, like: &Path) -> Result<()> {
+    let perms = std::fs::metadata(like)
+        .map_err(StorageError::io(like))?
+        .permissions();
+    for e in std::fs::read_dir(dir).map_err(StorageError::io(dir))? {
+        let e = e.map_err(StorageError::io(dir))?;
+        let path = e.path();
+        if path.is_file() {
+            std::fs::set_permissions(&path, perms.clone()).map_err(StorageError::io(&path))?;
+        }
+    }
+    Ok(())
 }
 
 /// The games of every tag value (document) `query` finds and `keep` accepts: the union of their

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use cqldb::cql::{CqlRun, MatchFormat, Source, run as run_query};
 use cqldb_indexer::Input;
 
@@ -60,7 +60,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let source = match (&a.pgn, &a.db) {
         (Some(p), None) => Source::Pgn(Input::parse(p)),
         (None, Some(d)) => Source::Db(d.clone()),
-        (Some(_), Some(_)) => bail!("give either --pgn/-i or --db, not both"),
+        (Some(_), Some(_)) => {
+            return Err(cqldb::Usage("give either --pgn/-i or --db, not both".into()).into());
+        }
         (None, None) => {
             // The header's `input` is the last resort, as in the reference program.
             match cqldb_planner::parse(&query)
@@ -68,7 +70,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .and_then(|q| q.header.input)
             {
                 Some(i) => Source::Pgn(Input::parse(&i)),
-                None => bail!("no input: give --pgn FILE (or -i FILE) or --db DIR"),
+                None => {
+                    return Err(cqldb::Usage(
+                        "no input: give --pgn FILE (or -i FILE) or --db DIR".into(),
+                    )
+                    .into());
+                }
             }
         }
     };

@@ -48,10 +48,9 @@ pub struct Args {
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.args.first().map(String::as_str) {
         Some("import") => {
-            let input = a
-                .args
-                .get(1)
-                .ok_or_else(|| anyhow!("usage: cqldb gtql import LOG --out TREE.gtl"))?;
+            let input = a.args.get(1).ok_or_else(|| {
+                cqldb::Usage("usage: cqldb gtql import LOG --out TREE.gtl".into())
+            })?;
             let out = a
                 .out
                 .clone()
@@ -70,7 +69,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             let tree = a
                 .args
                 .get(1)
-                .ok_or_else(|| anyhow!("usage: cqldb gtql stats TREE.gtl"))?;
+                .ok_or_else(|| cqldb::Usage("usage: cqldb gtql stats TREE.gtl".into()))?;
             stats(Path::new(tree))
         }
         _ => query(a),
@@ -161,7 +160,10 @@ fn read_queries(a: &Args, first_is_query: bool) -> Result<Vec<String>> {
         }
     }
     if texts.is_empty() {
-        bail!("no query: give one as an argument or a file of queries with -f");
+        return Err(cqldb::Usage(
+            "no query: give one as an argument or a file of queries with -f".into(),
+        )
+        .into());
     }
     Ok(texts)
 }

@@ -188,9 +188,17 @@ fn rows<'a>(d: &Domain<'a>, scope: Scope) -> Rows<'a> {
     }
 }
 
-/// The `k`-th ancestors of the nodes whose parents are `parents`: parents of parents, `k - 1`
-/// times, stopping early once every node has run out of ancestors.
+/// The `k`-th ancestors of the nodes whose parents are `parents`: the `k - 1`-th ancestors of
+/// the parents, read from one sweep over the window ([`kth_ancestors`]), so the cost does not
+/// grow with `k` (walking up `k - 1` times per node cost nodes × `k` on a deep tree).
 fn ancestors(d: &Domain, parents: &[u32], k: u32) -> Vec<u32> {
+    if let Some(anc) = kth_ancestors(d.up, d.sentinel, k - 1) {
+        return parents
+            .iter()
+            .map(|&p| anc.get(p as usize).copied().unwrap_or(d.sentinel))
+            .collect();
+    }
+    // Rows not in pre-order: walk up, stopping once every node has run out of ancestors.
     let mut rows = parents.to_vec();
     for _ in 1..k {
         if rows.iter().all(|&r| r == d.sentinel) {
@@ -201,6 +209,37 @@ fn ancestors(d: &Domain, parents: &[u32], k: u32) -> Vec<u32> {
         }
     }
     rows
+}
+
+/// Every row's `j`-th ancestor (0: the row itself; the sentinel when there is none) in rows
+/// numbered in pre-order, each row's parent `up[row]` before it: one sweep keeping the path
+/// from the root, O(rows) whatever `j`. `None` when the rows are not in that order.
+fn kth_ancestors(up: &[u32], sentinel: u32, j: u32) -> Option<Vec<u32>> {
+    let mut depth = vec![0usize; up.len()];
+    let mut anc = vec![sentinel; up.len()];
+    let mut path: Vec<u32> = Vec::new();
+    for (r, &p) in up.iter().enumerate() {
+        if r as u32 == sentinel {
+            continue;
+        }
+        let level = if p == sentinel {
+            0
+        } else if (p as usize) < r {
+            depth[p as usize] + 1
+        } else {
+            return None;
+        };
+        depth[r] = level;
+        path.truncate(level);
+        if path.len() != level || (level > 0 && path[level - 1] != p) {
+            return None;
+        }
+        path.push(r as u32);
+        if let Some(a) = level.checked_sub(j as usize) {
+            anc[r] = path[a];
+        }
+    }
+    Some(anc)
 }
 
 /// The values of attribute `a` at `rows`.
@@ -344,6 +383,42 @@ fn both_valid(a: Option<Vec<bool>>, b: &Option<Vec<bool>>) -> Option<Vec<bool>> 
                 *l &= *r;
             }
             Some(a)
+        }
+    }
+}
+
+#[cfg(test)]
+mod kth_tests {
+    use super::kth_ancestors;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The sweep agrees with walking up `j` times, on random pre-order forests.
+        #[test]
+        fn sweep_equals_walking_up(levels in proptest::collection::vec(0u32..6, 1..80), j in 0u32..8) {
+            // A forest from levels: each node's parent is the last node one level up.
+            let n = levels.len();
+            let sentinel = n as u32;
+            let mut up = vec![sentinel; n + 1];
+            let mut last_at: Vec<u32> = Vec::new();
+            for (r, &l) in levels.iter().enumerate() {
+                let l = (l as usize).min(last_at.len());
+                last_at.truncate(l);
+                up[r] = if l == 0 { sentinel } else { last_at[l - 1] };
+                last_at.push(r as u32);
+            }
+            let fast = kth_ancestors(&up, sentinel, j);
+            prop_assert!(fast.is_some());
+            let fast = fast.unwrap_or_default();
+            for r in 0..n {
+                let mut a = r as u32;
+                for _ in 0..j {
+                    if a != sentinel {
+                        a = up[a as usize];
+                    }
+                }
+                prop_assert_eq!(fast[r], a, "row {}", r);
+            }
         }
     }
 }
