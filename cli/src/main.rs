@@ -176,6 +176,20 @@ enum Command {
         #[arg(long)]
         analyze: bool,
     },
+    /// Reads every file of a database whole and says, for each, whether it is intact (exit 1
+    /// if something is damaged).
+    Check {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+    },
+    /// Rebuilds what `check` finds damaged and can be rebuilt: either copy of the catalog from
+    /// the other, a tag index from the games' text.
+    Repair {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+    },
     /// Totals of a database: games, positions, variations, errors, size.
     Info {
         /// Database directory.
@@ -284,6 +298,8 @@ fn main() -> std::process::ExitCode {
             quiet,
         } => commands::index::run(&inputs, &db, threads, segment_positions, quiet),
         Command::Info { db } => commands::info::run(&db),
+        Command::Check { db } => commands::check::check(&db),
+        Command::Repair { db } => commands::check::repair(&db),
         Command::Gtql {
             args,
             file,
@@ -383,7 +399,17 @@ fn main() -> std::process::ExitCode {
         // Exit codes: 0 done, 1 a query or data error (this), 2 a usage error (the argument
         // parser's, or a command's own `Usage`).
         Err(e) => {
-            eprintln!("cqldb: {e:#}");
+            // The error and its causes, each said once (a library's message often repeats its
+            // cause's).
+            let mut msg = e.to_string();
+            for cause in e.chain().skip(1) {
+                let c = cause.to_string();
+                if !msg.contains(&c) {
+                    msg.push_str(": ");
+                    msg.push_str(&c);
+                }
+            }
+            eprintln!("cqldb: {msg}");
             let usage = e.downcast_ref::<cqldb::Usage>().is_some();
             std::process::ExitCode::from(if usage { 2 } else { 1 })
         }

@@ -20,6 +20,7 @@
 pub mod flatten;
 pub mod lexer;
 pub mod pipeline;
+pub mod repair;
 pub mod san;
 pub mod source;
 pub mod split;

@@ -163,7 +163,7 @@ fn read_all(path: &Path, txn: &redb::ReadTransaction) -> Result<(u64, Vec<Segmen
 /// no lock (see `manifest.rs`); from `catalog.redb` in a database that has none, or whose
 /// manifest is damaged (the redb catalog holds the same list).
 pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
-    let from_redb = || read_redb(dir);
+    let from_redb = || read_redb_entries(dir).map(|(_, entries)| entries);
     let m = match Manifest::read(dir) {
         Ok(Some(m)) => m,
         Ok(None) => return from_redb(),
@@ -184,8 +184,9 @@ pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
 /// redb file (a writer opens it only to read its state and to commit).
 const REDB_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Reads the segment list from `catalog.redb` (shared lock, released at once).
-fn read_redb(dir: &Path) -> Result<Vec<SegmentEntry>> {
+/// Reads the next segment id and the segment list from `catalog.redb` (shared lock, released
+/// at once).
+pub fn read_redb_entries(dir: &Path) -> Result<(u64, Vec<SegmentEntry>)> {
     let path = dir.join(CATALOG_FILE);
     if !path.exists() {
         return Err(StorageError::NotADatabase(dir.to_owned()));
@@ -201,22 +202,73 @@ fn read_redb(dir: &Path) -> Result<Vec<SegmentEntry>> {
     }
 }
 
-fn read_redb_once(path: &Path) -> Result<Vec<SegmentEntry>> {
+fn read_redb_once(path: &Path) -> Result<(u64, Vec<SegmentEntry>)> {
     let err = catalog_err(path);
     match redb::ReadOnlyDatabase::open(path) {
         Ok(db) => {
             let txn = db.begin_read().map_err(|e| err(e.into()))?;
-            Ok(read_all(path, &txn)?.1)
+            read_all(path, &txn)
         }
         Err(redb::DatabaseError::RepairAborted) => {
             // A writer was killed inside its commit: recovery needs a writable open. redb
             // recovers the last durable commit; the interrupted one either landed whole or not.
             let db = redb::Database::open(path).map_err(|e| err(e.into()))?;
             let txn = db.begin_read().map_err(|e| err(e.into()))?;
-            Ok(read_all(path, &txn)?.1)
+            read_all(path, &txn)
         }
         Err(e) => Err(err(e.into())),
     }
+}
+
+/// Takes the writer lock of `dir` (held while the file stays open).
+fn take_lock(dir: &Path) -> Result<std::fs::File> {
+    let lock_path = dir.join(LOCK_FILE);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(StorageError::io(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StorageError::Locked(dir.to_owned())),
+        Err(std::fs::TryLockError::Error(e)) => Err(StorageError::Io {
+            path: lock_path,
+            error: e,
+        }),
+    }
+}
+
+/// Writes a new `catalog.redb` holding `m`'s state: built under a temporary name and renamed
+/// over the damaged one (kept as `catalog.redb.damaged`), so no moment lacks a catalog.
+fn rebuild_redb(dir: &Path, m: &Manifest) -> Result<()> {
+    let path = dir.join(CATALOG_FILE);
+    let tmp = dir.join(format!("{CATALOG_FILE}.rebuild"));
+    let _ = std::fs::remove_file(&tmp);
+    let err = catalog_err(&tmp);
+    {
+        let db = redb::Database::create(&tmp).map_err(|e| err(e.into()))?;
+        let txn = db.begin_write().map_err(|e| err(e.into()))?;
+        {
+            let mut meta = txn.open_table(META).map_err(|e| err(e.into()))?;
+            meta.insert("schema_version", m.schema_version)
+                .map_err(|e| err(e.into()))?;
+            meta.insert("next_segment", m.next_segment)
+                .map_err(|e| err(e.into()))?;
+            let mut segs = txn.open_table(SEGMENTS).map_err(|e| err(e.into()))?;
+            for s in &m.segments {
+                segs.insert(s.id, s.encode().as_slice())
+                    .map_err(|e| err(e.into()))?;
+            }
+        }
+        txn.commit().map_err(|e| err(e.into()))?;
+    }
+    let damaged = dir.join(format!("{CATALOG_FILE}.damaged"));
+    let _ = std::fs::rename(&path, &damaged);
+    std::fs::rename(&tmp, &path).map_err(StorageError::io(&path))?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(StorageError::io(dir))
 }
 
 /// File whose exclusive lock marks the one writer of a database.
@@ -234,27 +286,28 @@ pub struct CatalogWriter {
 }
 
 impl CatalogWriter {
+    /// Takes the writer lock of `dir` and opens its catalog; a `catalog.redb` that cannot be
+    /// read is first rebuilt from the manifest (when that is intact), the damaged file kept
+    /// beside it. Returns whether it was rebuilt.
+    pub fn open_repairing(dir: &Path) -> Result<(Self, bool)> {
+        let lock = take_lock(dir)?;
+        let path = dir.join(CATALOG_FILE);
+        let mut rebuilt = false;
+        if guard::catch(&path, || read_redb_once(&path)).is_err()
+            && let Ok(Some(m)) = Manifest::read(dir)
+        {
+            rebuild_redb(dir, &m)?;
+            rebuilt = true;
+        }
+        Ok((Self::with_lock(dir, lock)?, rebuilt))
+    }
+
     /// Takes the writer lock of `dir` and opens, or creates, its catalog.
     pub fn open_or_create(dir: &Path) -> Result<Self> {
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(StorageError::io(&lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StorageError::Locked(dir.to_owned()));
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(StorageError::Io {
-                    path: lock_path,
-                    source: e,
-                });
-            }
-        }
+        Self::with_lock(dir, take_lock(dir)?)
+    }
+
+    fn with_lock(dir: &Path, lock: std::fs::File) -> Result<Self> {
         let path = dir.join(CATALOG_FILE);
         let this = Self {
             path,

@@ -48,6 +48,9 @@ pub struct DbWriter {
     current: Option<(SegmentBuilder, TagWriter, u64)>,
     finishing: Option<std::thread::JoinHandle<Result<SegmentEntry>>>,
     files: Vec<String>,
+    /// The first segment id this writer gave out (its files are removed if it never commits).
+    first_id: u64,
+    committed: bool,
 }
 
 /// What a commit added.
@@ -88,6 +91,8 @@ impl DbWriter {
             current: None,
             finishing: None,
             files: Vec::new(),
+            first_id: next_id,
+            committed: false,
         })
     }
 
@@ -201,6 +206,7 @@ impl DbWriter {
         self.join_finisher()?;
         sync_dir(&self.dir)?;
         self.catalog.commit(&self.written)?;
+        self.committed = true;
         Ok(CommitSummary {
             segments: self.written.len() as u64,
             games: self.written.iter().map(|s| s.games).sum(),
@@ -213,10 +219,20 @@ impl DbWriter {
 impl Drop for DbWriter {
     /// A writer dropped without [`DbWriter::commit`] commits nothing, but first lets a segment that
     /// is being finished in the background end, so nothing writes into the directory after the
-    /// writer lock is released (the next writer removes those files as uncommitted).
+    /// writer lock is released, and removes the files it wrote (after a full disk, they would
+    /// keep it full). A writer killed instead leaves them to the next writer, which removes
+    /// every file the catalog does not name.
     fn drop(&mut self) {
         if let Some(handle) = self.finishing.take() {
             let _ = handle.join();
+        }
+        if self.committed {
+            return;
+        }
+        self.current = None;
+        for id in self.first_id..self.next_id {
+            let _ = std::fs::remove_file(self.dir.join(SegmentEntry::segment_file(id)));
+            let _ = std::fs::remove_dir_all(self.dir.join(SegmentEntry::tags_dir(id)));
         }
     }
 }

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     /// An operating-system level failure, with the file it concerned.
-    #[error("{path}: {source}")]
+    /// (The reason is part of the message, not a separate cause, so that a report of the
+    /// whole chain does not say it twice.)
+    #[error("{path}: {error}")]
     Io {
         /// The file or directory that failed.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A file failed its checksum, magic or structure check.
     #[error("{path}: corrupt file: {reason}")]
@@ -75,7 +77,7 @@ pub enum StorageError {
 impl StorageError {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StorageError {
         let path = path.into();
-        move |source| StorageError::Io { path, source }
+        move |error| StorageError::Io { path, error }
     }
 
     pub(crate) fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> StorageError {

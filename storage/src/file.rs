@@ -86,9 +86,9 @@ fn write_new(
         failure: std::rc::Rc::clone(&failure),
     };
     let w = fill(w).map_err(|e| match failure.take() {
-        Some(source) => StorageError::Io {
+        Some(error) => StorageError::Io {
             path: path.to_owned(),
-            source,
+            error,
         },
         None => StorageError::Write {
             path: path.to_owned(),

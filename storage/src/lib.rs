@@ -20,6 +20,7 @@
 pub mod batch;
 pub mod bitmap;
 pub mod catalog;
+pub mod check;
 pub mod columns;
 pub mod db;
 pub mod digest;

@@ -18,13 +18,12 @@ pub fn run(
     segment_positions: u64,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let inputs: Vec<Input> = inputs.iter().map(|s| Input::parse(s)).collect();
-    for i in &inputs {
-        if let Input::Path(p) = i
-            && !p.exists()
-        {
-            anyhow::bail!("{}: no such file", p.display());
-        }
+    let inputs = expand_inputs(inputs)?;
+    if db.exists() && !db.is_dir() {
+        anyhow::bail!(
+            "{}: exists and is not a database directory (give a new or existing database directory)",
+            db.display()
+        );
     }
     let mut options = IngestOptions::default();
     if let Some(t) = threads {
@@ -55,6 +54,55 @@ pub fn run(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The inputs named on the command line, each checked before anything is written (so a
+/// mistyped or unreadable name leaves no empty database behind): `-` is stdin, a directory
+/// stands for the PGN files under it (`*.pgn`, compressed or not, in name order).
+fn expand_inputs(names: &[String]) -> Result<Vec<Input>> {
+    let mut out = Vec::new();
+    for name in names {
+        let input = Input::parse(name);
+        let Input::Path(p) = &input else {
+            out.push(input);
+            continue;
+        };
+        if p.is_dir() {
+            let files = pgn_files_under(p)?;
+            if files.is_empty() {
+                anyhow::bail!("{}: a directory without PGN files (*.pgn, *.pgn.zst, ...)", p.display());
+            }
+            out.extend(files.into_iter().map(Input::Path));
+            continue;
+        }
+        if let Err(e) = std::fs::File::open(p) {
+            anyhow::bail!("{}: {e}", p.display());
+        }
+        out.push(input);
+    }
+    Ok(out)
+}
+
+/// The PGN files under `dir`, recursively, in path order (walked with an explicit stack).
+fn pgn_files_under(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?;
+        for e in entries {
+            let path = e.map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains(".pgn"))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The shared body of `index`, `demo` and `bench ingest`: ingest and commit, optionally with a bar.

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_query;
+pub mod check;
 pub mod cql;
 pub mod demo;
 pub mod errors;

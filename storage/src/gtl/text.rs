@@ -49,7 +49,14 @@ impl<R: BufRead> TextLogReader<R> {
                 break;
             }
             if t.starts_with("attr ") {
-                schema.attrs.push(TreeSchema::parse_attr(t, lineno)?);
+                let attr = TreeSchema::parse_attr(t, lineno)?;
+                if schema.attrs.iter().any(|a| a.name == attr.name) {
+                    return Err(StorageError::Format(format!(
+                        "line {lineno}: attribute '{}' is declared twice",
+                        attr.name
+                    )));
+                }
+                schema.attrs.push(attr);
             } else if t.starts_with("const ") {
                 schema.consts.push(TreeSchema::parse_const(t, lineno)?);
             } else {

@@ -1,0 +1,116 @@
+//! `cqldb repair`: rebuilds what can be rebuilt from the rest of a database.
+//!
+//! The catalog exists twice (`catalog.redb` and the manifest), so either is rebuilt from the
+//! other. A segment's tag index is derived data: the segment keeps every game's original text,
+//! so the index is written again from the tags read from that text, and accepted only if it
+//! gives every tag value exactly the games the segment's own bitmaps give it. A damaged segment
+//! file cannot be rebuilt (it holds the text itself) and is reported.
+
+use std::path::Path;
+
+use cqldb_storage::catalog::{CatalogWriter, FileChecks, SegmentEntry};
+use cqldb_storage::tags::{TagReader, TagWriter, dir_digest, match_permissions};
+use cqldb_storage::{BitmapKey, Result, Segment, StorageError};
+use roaring::RoaringBitmap;
+
+use crate::tags::scan_tags;
+
+/// What a repair did and what it could not do.
+#[derive(Debug, Default)]
+pub struct RepairReport {
+    /// One line per thing repaired.
+    pub repaired: Vec<String>,
+    /// One line per damage left (files that cannot be rebuilt).
+    pub left: Vec<String>,
+}
+
+/// Repairs the database in `dir` (taking its writer lock, so no append runs meanwhile).
+pub fn repair(dir: &Path) -> Result<RepairReport> {
+    let mut report = RepairReport::default();
+    let (catalog, rebuilt) = CatalogWriter::open_repairing(dir)?;
+    if rebuilt {
+        report
+            .repaired
+            .push("catalog.redb: rebuilt from the manifest (the damaged file is kept as catalog.redb.damaged)".into());
+    }
+    let (_, entries) = catalog.state()?;
+    for e in entries {
+        let seg_path = dir.join(SegmentEntry::segment_file(e.id));
+        let seg = match Segment::open(&seg_path).and_then(|s| s.verify().map(|()| s)) {
+            Ok(s) => s,
+            Err(err) => {
+                report.left.push(format!("{err} (cannot be rebuilt: it holds the games)"));
+                continue;
+            }
+        };
+        let tags = dir.join(SegmentEntry::tags_dir(e.id));
+        let intact = e.checks.is_some_and(|c| dir_digest(&tags).ok() == Some(c.tags))
+            && TagReader::open(&tags).is_ok();
+        if intact {
+            continue;
+        }
+        let digest = rebuild_tags(&seg, &seg_path, &tags)?;
+        catalog.commit(&[SegmentEntry {
+            checks: Some(FileChecks {
+                segment: seg.recorded_crc(),
+                tags: digest,
+            }),
+            ..e
+        }])?;
+        report.repaired.push(format!(
+            "{}: tag index rebuilt from the games' text ({} games)",
+            tags.display(),
+            seg.games()
+        ));
+    }
+    Ok(report)
+}
+
+/// Writes the tag index of `seg` again next to `tags`, checks it against the segment's tag
+/// bitmaps, and puts it in place; returns its digest.
+fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
+    let name = tags
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let fresh = tags.with_file_name(format!("{name}.rebuild"));
+    if fresh.exists() {
+        std::fs::remove_dir_all(&fresh).map_err(io(&fresh))?;
+    }
+    let mut w = TagWriter::create(&fresh)?;
+    for local in 0..seg.games() {
+        w.add(local, &scan_tags(&seg.game_text(local)?))?;
+    }
+    let values = w.finish()?;
+    for (v, games) in values.iter().enumerate() {
+        let want = seg.bitmap(BitmapKey::TagValue(v as u32))?;
+        let got = RoaringBitmap::from_sorted_iter(games.iter().copied()).unwrap_or_default();
+        if want != got {
+            let _ = std::fs::remove_dir_all(&fresh);
+            return Err(StorageError::Corrupt {
+                path: tags.to_owned(),
+                reason: format!(
+                    "the games' text gives tag value {v} other games than the segment's index; not replaced"
+                ),
+            });
+        }
+    }
+    match_permissions(&fresh, seg_path)?;
+    let digest = dir_digest(&fresh)?;
+    let damaged = tags.with_file_name(format!("{name}.damaged"));
+    if damaged.exists() {
+        std::fs::remove_dir_all(&damaged).map_err(io(&damaged))?;
+    }
+    if tags.exists() {
+        std::fs::rename(tags, &damaged).map_err(io(tags))?;
+    }
+    std::fs::rename(&fresh, tags).map_err(io(tags))?;
+    Ok(digest)
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StorageError + '_ {
+    move |error| StorageError::Io {
+        path: path.to_owned(),
+        error,
+    }
+}
