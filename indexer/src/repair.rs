@@ -39,12 +39,16 @@ pub fn repair(dir: &Path) -> Result<RepairReport> {
         let seg = match Segment::open(&seg_path).and_then(|s| s.verify().map(|()| s)) {
             Ok(s) => s,
             Err(err) => {
-                report.left.push(format!("{err} (cannot be rebuilt: it holds the games)"));
+                report
+                    .left
+                    .push(format!("{err} (cannot be rebuilt: it holds the games)"));
                 continue;
             }
         };
         let tags = dir.join(SegmentEntry::tags_dir(e.id));
-        let intact = e.checks.is_some_and(|c| dir_digest(&tags).ok() == Some(c.tags))
+        let intact = e
+            .checks
+            .is_some_and(|c| dir_digest(&tags).ok() == Some(c.tags))
             && TagReader::open(&tags).is_ok();
         if intact {
             continue;

@@ -94,7 +94,10 @@ fn check_segment(path: &Path, e: &SegmentEntry) -> Result<(), StorageError> {
         ));
     }
     if u64::from(seg.games()) != e.games {
-        return Err(StorageError::corrupt(path, "game count differs from the catalog's"));
+        return Err(StorageError::corrupt(
+            path,
+            "game count differs from the catalog's",
+        ));
     }
     Ok(())
 }

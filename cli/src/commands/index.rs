@@ -70,7 +70,10 @@ fn expand_inputs(names: &[String]) -> Result<Vec<Input>> {
         if p.is_dir() {
             let files = pgn_files_under(p)?;
             if files.is_empty() {
-                anyhow::bail!("{}: a directory without PGN files (*.pgn, *.pgn.zst, ...)", p.display());
+                anyhow::bail!(
+                    "{}: a directory without PGN files (*.pgn, *.pgn.zst, ...)",
+                    p.display()
+                );
             }
             out.extend(files.into_iter().map(Input::Path));
             continue;
@@ -90,7 +93,9 @@ fn pgn_files_under(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     while let Some(d) = todo.pop() {
         let entries = std::fs::read_dir(&d).map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?;
         for e in entries {
-            let path = e.map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?.path();
+            let path = e
+                .map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?
+                .path();
             if path.is_dir() {
                 todo.push(path);
             } else if path
