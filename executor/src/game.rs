@@ -11,11 +11,9 @@ pub struct Game {
     pub positions: Vec<PositionRecord>,
     /// Tag pairs in input order.
     pub tags: Vec<(String, String)>,
-    /// `children[child_start[p]..child_start[p + 1]]` are p's children in move order.
-    children: Vec<u32>,
-    child_start: Vec<u32>,
-    /// One past the last id of each position's subtree (ids of a subtree are contiguous).
-    subtree_end: Vec<u32>,
+    /// Children lists and subtree ends, built on first use: a query that only looks at each
+    /// position (most do) never needs them, and building them cost a twentieth of a full scan.
+    tree: std::cell::OnceCell<Tree>,
     /// Whether variations are visited; if not, only main-line positions exist for queries.
     pub variations: bool,
     /// Piece identities per position, computed on first use.
@@ -36,45 +34,11 @@ impl Game {
         tags: Vec<(String, String)>,
         variations: bool,
     ) -> Self {
-        let n = positions.len();
-        let mut count = vec![0u32; n + 1];
-        for p in &positions {
-            if p.parent != NO_PARENT {
-                count[p.parent as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            count[i + 1] += count[i];
-        }
-        let child_start = count.clone();
-        let mut fill = count;
-        let mut children = vec![0u32; n.saturating_sub(1)];
-        // Ids are pre-order, so visiting them in order lists each parent's children in move order.
-        for (id, p) in positions.iter().enumerate() {
-            if p.parent != NO_PARENT {
-                let slot = &mut fill[p.parent as usize];
-                if let Some(c) = children.get_mut(*slot as usize) {
-                    *c = id as u32;
-                }
-                *slot += 1;
-            }
-        }
-        let mut subtree_end: Vec<u32> = (1..=n as u32).collect();
-        for id in (0..n).rev() {
-            let p = positions[id].parent;
-            if p != NO_PARENT {
-                let end = subtree_end[id];
-                let pe = &mut subtree_end[p as usize];
-                *pe = (*pe).max(end);
-            }
-        }
         Self {
             number,
             positions,
             tags,
-            children,
-            child_start,
-            subtree_end,
+            tree: std::cell::OnceCell::new(),
             variations,
             piece_ids: std::cell::OnceCell::new(),
             comments: Vec::new(),
@@ -100,13 +64,17 @@ impl Game {
         self
     }
 
+    fn tree(&self) -> &Tree {
+        self.tree.get_or_init(|| Tree::of(&self.positions))
+    }
+
     /// Every child of `id` in move order, visited or not (output writes whole trees).
     pub fn all_children(&self, id: u32) -> &[u32] {
         let (s, e) = (
-            self.child_start[id as usize] as usize,
-            self.child_start[id as usize + 1] as usize,
+            self.tree().child_start[id as usize] as usize,
+            self.tree().child_start[id as usize + 1] as usize,
         );
-        &self.children[s..e]
+        &self.tree().children[s..e]
     }
 
     /// Number of positions in the tree.
@@ -136,10 +104,10 @@ impl Game {
     /// The visible children of `id`, in move order.
     pub fn children(&self, id: u32) -> &[u32] {
         let (s, e) = (
-            self.child_start[id as usize] as usize,
-            self.child_start[id as usize + 1] as usize,
+            self.tree().child_start[id as usize] as usize,
+            self.tree().child_start[id as usize + 1] as usize,
         );
-        let all = &self.children[s..e];
+        let all = &self.tree().children[s..e];
         if self.variations {
             all
         } else {
@@ -155,7 +123,7 @@ impl Game {
 
     /// One past the last id in `id`'s subtree.
     pub fn subtree_end(&self, id: u32) -> u32 {
-        self.subtree_end[id as usize]
+        self.tree().subtree_end[id as usize]
     }
 
     /// Whether `a` is `b` or an ancestor of it.
@@ -240,5 +208,56 @@ impl Game {
             }
             out
         })
+    }
+}
+
+/// A game's children lists and subtree ends.
+struct Tree {
+    /// `children[child_start[p]..child_start[p + 1]]` are p's children in move order.
+    children: Vec<u32>,
+    child_start: Vec<u32>,
+    /// One past the last id of each position's subtree (ids of a subtree are contiguous).
+    subtree_end: Vec<u32>,
+}
+
+impl Tree {
+    fn of(positions: &[PositionRecord]) -> Self {
+        let n = positions.len();
+        let mut count = vec![0u32; n + 1];
+        for p in positions {
+            if p.parent != NO_PARENT {
+                count[p.parent as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        let child_start = count.clone();
+        let mut fill = count;
+        let mut children = vec![0u32; n.saturating_sub(1)];
+        // Ids are pre-order, so visiting them in order lists each parent's children in move order.
+        for (id, p) in positions.iter().enumerate() {
+            if p.parent != NO_PARENT {
+                let slot = &mut fill[p.parent as usize];
+                if let Some(c) = children.get_mut(*slot as usize) {
+                    *c = id as u32;
+                }
+                *slot += 1;
+            }
+        }
+        let mut subtree_end: Vec<u32> = (1..=n as u32).collect();
+        for id in (0..n).rev() {
+            let p = positions[id].parent;
+            if p != NO_PARENT {
+                let end = subtree_end[id];
+                let pe = &mut subtree_end[p as usize];
+                *pe = (*pe).max(end);
+            }
+        }
+        Tree {
+            children,
+            child_start,
+            subtree_end,
+        }
     }
 }

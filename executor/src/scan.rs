@@ -455,6 +455,11 @@ impl Found {
 /// `starts[i]..starts[i + 1]` (see [`SegmentScan::games_of`]).
 fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
     let n = starts.len().saturating_sub(1);
+    let total = starts.last().copied().unwrap_or(0).max(1);
+    // Jumping past a game's remaining positions costs a search in the set, stepping over them
+    // one each: measured, a jump pays as soon as the set likely holds one of them (the set's
+    // density times the game's remaining length).
+    let jump_beyond = (JUMP_COST * f64::from(total) / positions.len().max(1) as f64) as u64;
     let mut found = Vec::new();
     let mut it = positions.iter();
     let mut g = 0usize;
@@ -466,8 +471,7 @@ fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
         }
         found.push(g as u32);
         let end = starts[g + 1];
-        // Jumping costs a search in the set; a few positions are cheaper stepped over.
-        if end - p > SKIP_STEPS {
+        if u64::from(end - p) > jump_beyond {
             it.advance_to(end);
             next = it.next();
         } else {
@@ -478,8 +482,9 @@ fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
     RoaringBitmap::from_sorted_iter(found).unwrap_or_default()
 }
 
-/// Positions [`games_of`] steps over rather than jumping.
-const SKIP_STEPS: u32 = 16;
+/// What a jump in a position set costs, in steps over its members (measured on the 256k-game
+/// database: stepping over more than about one member is already slower).
+const JUMP_COST: f64 = 0.5;
 
 /// The last game from `g` on that starts at or before `p` (`starts` ascending, `starts[g] <=
 /// p`): searched outwards from `g`, since the next game holding a position is usually near.

@@ -417,7 +417,9 @@ impl<'a> BlockView<'a> {
             let delta = self.parent_delta.get(i) as usize;
             let flags = STORED_FLAG_SETS[(self.stored.get(i) & 15) as usize];
             let ep = self.ep.get(i);
-            let mut rec = PositionRecord {
+            // Built in place at the end of the rows (a record built aside and pushed was copied
+            // once more, the replay's most expensive store).
+            positions.push(PositionRecord {
                 parent: NO_PARENT,
                 child_index: 0,
                 children: 0,
@@ -432,7 +434,9 @@ impl<'a> BlockView<'a> {
                 zobrist: 0,
                 material: MaterialSignature::default(),
                 board: Bitboards::default(),
-            };
+            });
+            let (done, last) = positions.split_at_mut(i - base);
+            let rec = &mut last[0];
             if delta == 0 {
                 if next_root >= self.root_count {
                     return None;
@@ -448,7 +452,7 @@ impl<'a> BlockView<'a> {
                 rec.flags |= PositionFlags::INITIAL | PositionFlags::VIRTUAL_MAINLINE;
                 if hashes {
                     rec.material = MaterialSignature::of(&rec.board.to_board()?);
-                    rec.zobrist = crate::replay::zobrist(&rec);
+                    rec.zobrist = crate::replay::zobrist(rec);
                 }
                 next_root += 1;
                 game_start = i;
@@ -457,7 +461,7 @@ impl<'a> BlockView<'a> {
                 if p < game_start {
                     return None;
                 }
-                let parent = &positions[p - base];
+                let parent = &done[p - base];
                 let child_index = next_child[p - base];
                 next_child[p - base] += 1;
                 rec.parent = (p - game_start) as u32;
@@ -483,12 +487,11 @@ impl<'a> BlockView<'a> {
                     } else {
                         parent.material
                     };
-                    rec.zobrist = crate::replay::zobrist_after(parent, &rec);
+                    rec.zobrist = crate::replay::zobrist_after(parent, rec);
                 }
             }
             rec.flags.set(PositionFlags::MAINLINE, rec.depth == 0);
             rec.flags.set(PositionFlags::VARIATION, rec.depth > 0);
-            positions.push(rec);
         }
         for (i, rec) in positions.iter_mut().enumerate() {
             rec.children = next_child[i];

@@ -63,6 +63,9 @@ pub enum BenchCommand {
         /// Most timed runs per query (each query gets about 3 s).
         #[arg(long, default_value_t = 50)]
         runs: usize,
+        /// Only the queries whose name contains this text.
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Decode every position block of a database and count mates, against the mate bitmap.
     Scan {
@@ -82,7 +85,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
         } => ingest(inputs, threads, db, runs),
         BenchCommand::Scan { db } => scan(&db),
-        BenchCommand::Query { db, runs } => {
+        BenchCommand::Query { db, runs, only } => {
             if db.is_empty() {
                 let dir = std::env::temp_dir()
                     .join(format!("cqldb-bench-query-db-{}", std::process::id()));
@@ -95,11 +98,11 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
                     cqldb_storage::WriterOptions::default().segment_positions,
                     true,
                 )?;
-                let code = super::bench_query::run(vec![dir.clone()], runs);
+                let code = super::bench_query::run(vec![dir.clone()], runs, only.as_deref());
                 let _ = std::fs::remove_dir_all(&dir);
                 code
             } else {
-                super::bench_query::run(db, runs)
+                super::bench_query::run(db, runs, only.as_deref())
             }
         }
         BenchCommand::Cql { inputs, db, runs } => cql(inputs, db, runs),

@@ -81,7 +81,7 @@ fn pct(times: &[f64], p: f64) -> f64 {
 }
 
 /// Runs the benchmark over each database.
-pub fn run(dbs: Vec<PathBuf>, runs: usize) -> Result<ExitCode> {
+pub fn run(dbs: Vec<PathBuf>, runs: usize, only: Option<&str>) -> Result<ExitCode> {
     let exe = std::env::current_exe()?;
     for dir in dbs {
         let opened = Instant::now();
@@ -108,6 +108,9 @@ pub fn run(dbs: Vec<PathBuf>, runs: usize) -> Result<ExitCode> {
             "scanned"
         );
         for (name, body) in QUERIES {
+            if only.is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
             let source = || Source::Open(db.clone());
             let (planned, s) = timed(runs, Duration::from_secs(3), || {
                 run_query(&run_for(body, source(), false, None))
