@@ -173,6 +173,20 @@ fn damage_to_any_other_file_is_caught_or_harmless() {
         std::fs::write(&f, &original).unwrap();
         tried += 2;
     }
+    // Segment files (flipped byte by byte in `damaged_segments.rs`): truncated, deleted.
+    for id in [1, 2] {
+        let f = db.join(format!("seg-00000{id}.cqs"));
+        let original = std::fs::read(&f).unwrap();
+        for cut in [0, 10, 64, original.len() / 2, original.len() - 1] {
+            std::fs::write(&f, &original[..cut]).unwrap();
+            probe_all(&db, &expected, &format!("{} cut at {cut}", f.display()));
+            tried += 1;
+        }
+        std::fs::remove_file(&f).unwrap();
+        probe_all(&db, &expected, &format!("{} deleted", f.display()));
+        std::fs::write(&f, &original).unwrap();
+        tried += 1;
+    }
     assert_eq!(answers(&db), expected, "restored");
     eprintln!("{tried} damaged files: {right} right answers, {errors} clear errors, no crash");
 }

@@ -353,7 +353,13 @@ impl Database {
 
     /// Totals.
     pub fn stats(&self) -> Result<DbStats> {
-        let catalog = file_bytes(&self.dir.join(crate::catalog::CATALOG_FILE))?;
+        // The catalog's two copies (either may be missing: the manifest in a database written
+        // before it existed, `catalog.redb` when damaged and removed; the other answers).
+        let catalog: u64 = [crate::catalog::CATALOG_FILE, crate::manifest::MANIFEST_FILE]
+            .iter()
+            .filter_map(|f| std::fs::metadata(self.dir.join(f)).ok())
+            .map(|m| m.len())
+            .sum();
         Ok(DbStats {
             segments: self.entries.len() as u64,
             games: self.entries.iter().map(|e| e.games).sum(),
