@@ -392,6 +392,57 @@ fn reading_writes_nothing_and_files_get_the_umasks_permissions() {
     ok(&["check", "--db", s(&db)]);
     // No file created, changed or removed: a reader needs only read permission.
     assert_eq!(snapshot(&db), before);
+    as_another_user(dir.path(), &db);
+    assert_eq!(snapshot(&db), before);
+}
+
+/// Where the test runs as root and `runuser` exists: another user, who may only read the
+/// database, queries it (and may not append to it).
+fn as_another_user(dir: &Path, db: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let has_runuser = Command::new("runuser")
+        .arg("--help")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if !is_root || !has_runuser {
+        eprintln!("skipped: reading as another user needs root and runuser");
+        return;
+    }
+    // The binary and the database where that user can reach them.
+    let exe = dir.join("cqldb");
+    std::fs::copy(env!("CARGO_BIN_EXE_cqldb"), &exe).unwrap();
+    for p in [dir, exe.as_path()] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let as_nobody = |args: &[&str]| {
+        Command::new("runuser")
+            .args(["-u", "nobody", "--"])
+            .arg(&exe)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in probes(db) {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = as_nobody(&a);
+        assert!(
+            out.status.success(),
+            "{a:?} as another user: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = as_nobody(&["check", "--db", s(db)]);
+    assert!(out.status.success());
+    // Appending needs write permission, and says so.
+    let out = as_nobody(&["index", "-", "--db", s(db)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Permission denied"));
 }
 
 #[test]
