@@ -14,6 +14,7 @@
 pub mod board;
 pub mod eval;
 pub mod execute;
+pub mod found;
 pub mod game;
 pub mod gtql;
 mod moves;

@@ -1,0 +1,431 @@
+//! What an index scan selects in one segment, and the arithmetic of such selections.
+//!
+//! A selection is a set of positions restricted to a set of games ([`Found`]): game-level
+//! scans (tags, results, game numbers) stay whole games, so an `and` of a tag with the main
+//! line never lists the games' positions, and the candidate games of a selection are found
+//! from whichever side is cheaper. [`Layout`] knows where each game's positions are (game `i`
+//! has positions `starts[i]..starts[i + 1]`) and turns selections into sets of games or of
+//! positions. Every operation means what it would mean on plain position sets: `not` is the
+//! complement within the segment's positions, and the games of a selection are the games with
+//! a position in it; the property tests below check exactly that.
+
+use roaring::{MultiOps, RoaringBitmap};
+
+/// Where each game of a segment has its positions.
+pub struct Layout {
+    /// Game `i` has positions `starts[i]..starts[i + 1]`.
+    starts: Vec<u32>,
+    positions: u32,
+}
+
+impl Layout {
+    /// A layout from where each game starts (one more entry than games, the last being the
+    /// number of positions).
+    pub fn new(starts: Vec<u32>) -> Self {
+        let positions = starts.last().copied().unwrap_or(0);
+        Self { starts, positions }
+    }
+
+    /// Where each game starts.
+    pub fn into_starts(self) -> Vec<u32> {
+        self.starts
+    }
+
+    /// Where each game starts, borrowed.
+    pub fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// The games (segment-local numbers) with a position in `positions`: each hit names its game,
+    /// and the walk then jumps to the next game's first position, so the cost is one step per
+    /// game found rather than one per position.
+    pub fn games_of(&self, positions: &RoaringBitmap) -> RoaringBitmap {
+        games_of(&self.starts, positions)
+    }
+
+    /// Every position of the games in `games`.
+    pub fn positions_of(&self, games: &RoaringBitmap) -> RoaringBitmap {
+        let mut out = RoaringBitmap::new();
+        for g in games {
+            let g = g as usize;
+            if let (Some(&a), Some(&b)) = (self.starts.get(g), self.starts.get(g + 1)) {
+                out.insert_range(a..b);
+            }
+        }
+        out
+    }
+
+    /// Every game of the segment with at least one position.
+    pub fn all_games(&self) -> RoaringBitmap {
+        let mut games: RoaringBitmap = RoaringBitmap::new();
+        games.insert_range(0..self.game_count());
+        if self.starts.windows(2).any(|w| w[0] == w[1]) {
+            games = self.nonempty(&games);
+        }
+        games
+    }
+
+    pub fn game_count(&self) -> u32 {
+        self.starts.len().saturating_sub(1) as u32
+    }
+
+    /// The games of `games` that have a position.
+    pub fn nonempty(&self, games: &RoaringBitmap) -> RoaringBitmap {
+        games
+            .iter()
+            .filter(|&g| self.range(g).is_some_and(|(a, b)| a < b))
+            .collect()
+    }
+
+    /// Game `g`'s positions.
+    pub fn range(&self, g: u32) -> Option<(u32, u32)> {
+        let g = g as usize;
+        Some((*self.starts.get(g)?, *self.starts.get(g + 1)?))
+    }
+
+    /// The games with a position in `found`.
+    pub fn games_in(&self, found: &Found) -> RoaringBitmap {
+        match (&found.games, &found.positions) {
+            (None, None) => self.all_games(),
+            (Some(g), None) => self.nonempty(g),
+            (None, Some(p)) => self.games_of(p),
+            // Testing each game costs a lookup per game, walking the positions a step per game
+            // they hold: the smaller side is walked.
+            (Some(g), Some(p)) if g.len() < self.games_of_cost(p) => g
+                .iter()
+                .filter(|&g| {
+                    self.range(g).is_some_and(|(a, b)| {
+                        a < b && (p.contains(a) || p.range_cardinality(a..b) > 0)
+                    })
+                })
+                .collect(),
+            (Some(g), Some(p)) => self.games_of(p) & g,
+        }
+    }
+
+    /// About how many steps [`Self::games_of`] takes over `p`.
+    pub fn games_of_cost(&self, p: &RoaringBitmap) -> u64 {
+        p.len().min(u64::from(self.game_count()))
+    }
+
+    /// The positions `found` selects, as a set.
+    pub fn positions_in(&self, found: Found) -> RoaringBitmap {
+        match (found.games, found.positions) {
+            (None, None) => self.universe(),
+            (Some(g), None) => self.positions_of(&g),
+            (None, Some(p)) => p,
+            (Some(g), Some(p)) => p & self.positions_of(&g),
+        }
+    }
+
+    /// How many positions `found` selects (for `EXPLAIN ANALYZE`; outside it, positions in
+    /// both a set and a game set are counted as the set's, an upper bound that costs nothing).
+    pub fn position_count(&self, found: &Found, exact: bool) -> u64 {
+        match (&found.games, &found.positions) {
+            (None, None) => u64::from(self.positions),
+            (Some(g), None) => g
+                .iter()
+                .filter_map(|g| self.range(g))
+                .map(|(a, b)| u64::from(b - a))
+                .sum(),
+            (Some(g), Some(p)) if exact => g
+                .iter()
+                .filter_map(|g| self.range(g))
+                .map(|(a, b)| p.range_cardinality(a..b))
+                .sum(),
+            (_, Some(p)) => p.len(),
+        }
+    }
+
+    /// The union of `parts`: kept as whole games when every part is whole games.
+    pub fn or(&self, parts: Vec<Found>) -> Found {
+        if parts.iter().any(Found::is_all) {
+            return Found::ALL;
+        }
+        if parts.iter().all(|f| f.positions.is_none()) {
+            let games = parts
+                .into_iter()
+                .filter_map(|f| f.games)
+                .collect::<Vec<_>>();
+            return Found::games(games.union());
+        }
+        let positions = parts
+            .into_iter()
+            .map(|f| self.positions_in(f))
+            .collect::<Vec<_>>();
+        Found::positions(positions.union())
+    }
+
+    /// The positions not in `found`: whole games stay whole games.
+    pub fn not(&self, found: Found) -> Found {
+        match (found.games, found.positions) {
+            (None, None) => Found::positions(RoaringBitmap::new()),
+            (Some(g), None) => {
+                let mut all = RoaringBitmap::new();
+                all.insert_range(0..self.game_count());
+                Found::games(all - g)
+            }
+            (games, positions) => {
+                Found::positions(self.universe() - self.positions_in(Found { games, positions }))
+            }
+        }
+    }
+
+    pub fn universe(&self) -> RoaringBitmap {
+        let mut u = RoaringBitmap::new();
+        u.insert_range(0..self.positions);
+        u
+    }
+}
+
+/// What a scan selects: the positions of `positions` (every position when `None`) that belong
+/// to the games of `games` (every game when `None`). Game-level scans (tags, results, game
+/// numbers) stay whole games, so an `and` of a tag with the main line never lists the games'
+/// positions.
+#[derive(Debug)]
+pub struct Found {
+    /// The games (every game when `None`).
+    pub games: Option<RoaringBitmap>,
+    /// The positions (every position when `None`).
+    pub positions: Option<RoaringBitmap>,
+}
+
+impl Found {
+    pub const ALL: Found = Found {
+        games: None,
+        positions: None,
+    };
+
+    pub fn games(g: RoaringBitmap) -> Self {
+        Found {
+            games: Some(g),
+            positions: None,
+        }
+    }
+
+    pub fn positions(p: RoaringBitmap) -> Self {
+        Found {
+            games: None,
+            positions: Some(p),
+        }
+    }
+
+    pub fn is_all(&self) -> bool {
+        self.games.is_none() && self.positions.is_none()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.games.as_ref().is_some_and(RoaringBitmap::is_empty)
+            || self.positions.as_ref().is_some_and(RoaringBitmap::is_empty)
+    }
+
+    /// Both: the sets of each kind intersect (a position is in a game's positions exactly
+    /// when its game is that game).
+    pub fn and(self, other: Found) -> Found {
+        fn both(a: Option<RoaringBitmap>, b: Option<RoaringBitmap>) -> Option<RoaringBitmap> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a & b),
+                (a, None) => a,
+                (None, b) => b,
+            }
+        }
+        Found {
+            games: both(self.games, other.games),
+            positions: both(self.positions, other.positions),
+        }
+    }
+}
+
+/// The games with a position in `positions`, game `i` having positions
+/// `starts[i]..starts[i + 1]` (see [`SegmentScan::games_of`]).
+fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
+    let n = starts.len().saturating_sub(1);
+    let total = starts.last().copied().unwrap_or(0).max(1);
+    // Jumping past a game's remaining positions costs a search in the set, stepping over them
+    // one each: measured, a jump pays as soon as the set likely holds one of them (the set's
+    // density times the game's remaining length).
+    let jump_beyond = (JUMP_COST * f64::from(total) / positions.len().max(1) as f64) as u64;
+    let mut found = Vec::new();
+    let mut it = positions.iter();
+    let mut g = 0usize;
+    let mut next = it.next();
+    while let Some(p) = next {
+        g = game_at(starts, g, p);
+        if g >= n {
+            break;
+        }
+        found.push(g as u32);
+        let end = starts[g + 1];
+        if u64::from(end - p) > jump_beyond {
+            it.advance_to(end);
+            next = it.next();
+        } else {
+            next = it.by_ref().find(|&q| q >= end);
+        }
+    }
+    // Ascending and distinct by construction.
+    RoaringBitmap::from_sorted_iter(found).unwrap_or_default()
+}
+
+/// What a jump in a position set costs, in steps over its members (measured on the 256k-game
+/// database: stepping over more than about one member is already slower).
+const JUMP_COST: f64 = 0.5;
+
+/// The last game from `g` on that starts at or before `p` (`starts` ascending, `starts[g] <=
+/// p`): searched outwards from `g`, since the next game holding a position is usually near.
+fn game_at(starts: &[u32], g: usize, p: u32) -> usize {
+    let rest = &starts[g..];
+    let mut step = 1usize;
+    let mut lo = 0usize;
+    while step < rest.len() && rest[step] <= p {
+        lo = step;
+        step *= 2;
+    }
+    let hi = step.min(rest.len());
+    g + lo + rest[lo..hi].partition_point(|&s| s <= p).saturating_sub(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn games_of_names_every_game_with_a_position(
+            lens in proptest::collection::vec(0u32..40, 0..60),
+            picks in proptest::collection::vec(any::<u32>(), 0..200),
+        ) {
+            let mut starts = vec![0u32];
+            for l in &lens {
+                starts.push(starts.last().copied().unwrap_or(0) + l);
+            }
+            let total = *starts.last().unwrap_or(&0);
+            let positions: RoaringBitmap =
+                picks.iter().filter(|_| total > 0).map(|p| p % total.max(1)).collect();
+            let naive: RoaringBitmap = (0..lens.len())
+                .filter(|&g| (starts[g]..starts[g + 1]).any(|p| positions.contains(p)))
+                .map(|g| g as u32)
+                .collect();
+            prop_assert_eq!(games_of(&starts, &positions), naive);
+        }
+    }
+
+    /// A selection expression over one segment, as index scans combine them.
+    #[derive(Clone, Debug)]
+    enum Expr {
+        Positions(Vec<u32>),
+        Games(Vec<u32>),
+        All,
+        And(Vec<Expr>),
+        Or(Vec<Expr>),
+        Not(Box<Expr>),
+        GamesWith(Box<Expr>),
+    }
+
+    fn expr() -> impl Strategy<Value = Expr> {
+        let leaf = prop_oneof![
+            proptest::collection::vec(any::<u32>(), 0..30).prop_map(Expr::Positions),
+            proptest::collection::vec(any::<u32>(), 0..8).prop_map(Expr::Games),
+            Just(Expr::All),
+        ];
+        leaf.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(Expr::And),
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(Expr::Or),
+                inner.clone().prop_map(|e| Expr::Not(Box::new(e))),
+                inner.prop_map(|e| Expr::GamesWith(Box::new(e))),
+            ]
+        })
+    }
+
+    /// The selection as the scan evaluator builds it.
+    fn eval(l: &Layout, e: &Expr, total: u32, games: u32) -> Found {
+        match e {
+            Expr::Positions(p) => Found::positions(
+                p.iter()
+                    .filter(|_| total > 0)
+                    .map(|x| x % total.max(1))
+                    .collect(),
+            ),
+            Expr::Games(g) => Found::games(
+                g.iter()
+                    .filter(|_| games > 0)
+                    .map(|x| x % games.max(1))
+                    .collect(),
+            ),
+            Expr::All => Found::ALL,
+            Expr::And(xs) => xs
+                .iter()
+                .fold(Found::ALL, |acc, x| acc.and(eval(l, x, total, games))),
+            Expr::Or(xs) => l.or(xs.iter().map(|x| eval(l, x, total, games)).collect()),
+            Expr::Not(x) => l.not(eval(l, x, total, games)),
+            Expr::GamesWith(x) => Found::games(l.games_in(&eval(l, x, total, games))),
+        }
+    }
+
+    /// The same over plain position sets.
+    fn naive(starts: &[u32], e: &Expr, total: u32, games: u32) -> RoaringBitmap {
+        let universe: RoaringBitmap = (0..total).collect();
+        let of_games = |g: &RoaringBitmap| -> RoaringBitmap {
+            g.iter()
+                .flat_map(|g| starts[g as usize]..starts[g as usize + 1])
+                .collect()
+        };
+        match e {
+            Expr::Positions(p) => p
+                .iter()
+                .filter(|_| total > 0)
+                .map(|x| x % total.max(1))
+                .collect(),
+            Expr::Games(g) => of_games(
+                &g.iter()
+                    .filter(|_| games > 0)
+                    .map(|x| x % games.max(1))
+                    .collect(),
+            ),
+            Expr::All => universe,
+            Expr::And(xs) => xs
+                .iter()
+                .fold(universe, |acc, x| acc & naive(starts, x, total, games)),
+            Expr::Or(xs) => xs.iter().fold(RoaringBitmap::new(), |acc, x| {
+                acc | naive(starts, x, total, games)
+            }),
+            Expr::Not(x) => universe - naive(starts, x, total, games),
+            Expr::GamesWith(x) => {
+                let inner = naive(starts, x, total, games);
+                of_games(&naive_games(starts, &inner))
+            }
+        }
+    }
+
+    fn naive_games(starts: &[u32], p: &RoaringBitmap) -> RoaringBitmap {
+        (0..starts.len().saturating_sub(1))
+            .filter(|&g| (starts[g]..starts[g + 1]).any(|x| p.contains(x)))
+            .map(|g| g as u32)
+            .collect()
+    }
+
+    proptest! {
+        /// Every combination of selections means what it means on plain position sets, games
+        /// without positions included.
+        #[test]
+        fn selections_mean_what_position_sets_mean(
+            lens in proptest::collection::vec(0u32..12, 0..20),
+            e in expr(),
+        ) {
+            let mut starts = vec![0u32];
+            for l in &lens {
+                starts.push(starts.last().copied().unwrap_or(0) + l);
+            }
+            let total = *starts.last().unwrap_or(&0);
+            let games = lens.len() as u32;
+            let l = Layout::new(starts.clone());
+            let want = naive(&starts, &e, total, games);
+            let got = eval(&l, &e, total, games);
+            prop_assert_eq!(l.games_in(&got), naive_games(&starts, &want));
+            prop_assert_eq!(l.position_count(&got, true), want.len());
+            prop_assert_eq!(l.positions_in(got), want);
+        }
+    }
+}
