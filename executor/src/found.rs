@@ -166,11 +166,21 @@ impl Layout {
                 Found::games(all - g)
             }
             (games, positions) => {
-                Found::positions(self.universe() - self.positions_in(Found { games, positions }))
+                Found::positions(self.complement(&self.positions_in(Found { games, positions })))
             }
         }
     }
 
+    /// The segment's positions not in `p`. Taken from a universe of bitmap containers: taking
+    /// a large set from one made of runs removed its members one at a time.
+    pub fn complement(&self, p: &RoaringBitmap) -> RoaringBitmap {
+        let bytes = vec![0xffu8; (self.positions as usize).div_ceil(8)];
+        let mut u = RoaringBitmap::from_lsb0_bytes(0, &bytes);
+        u.remove_range(self.positions..);
+        u - p
+    }
+
+    /// Every position of the segment.
     pub fn universe(&self) -> RoaringBitmap {
         let mut u = RoaringBitmap::new();
         u.insert_range(0..self.positions);
@@ -241,6 +251,16 @@ impl Found {
 fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
     let n = starts.len().saturating_sub(1);
     let total = starts.last().copied().unwrap_or(0).max(1);
+    if positions.len() * 4 > u64::from(total) {
+        // A dense set holds most games' first positions: one lookup per game finds them.
+        return (0..n)
+            .filter(|&g| {
+                let (a, b) = (starts[g], starts[g + 1]);
+                a < b && (positions.contains(a) || positions.range_cardinality(a..b) > 0)
+            })
+            .map(|g| g as u32)
+            .collect();
+    }
     // Jumping past a game's remaining positions costs a search in the set, stepping over them
     // one each: measured, a jump pays as soon as the set likely holds one of them (the set's
     // density times the game's remaining length).
