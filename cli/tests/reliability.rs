@@ -505,8 +505,24 @@ fn long_operator_chains_evaluate_and_parse_in_linear_time() {
             "{op}"
         );
     }
+    // Sums stay nested as written (overflow makes regrouping change answers): a long one is
+    // an error, a thousand terms are fine.
     let sum = format!("cql() {} > 3", vec!["1"; 20_000].join(" + "));
-    assert!(hostile_cql(&sum, Duration::from_secs(20)).status.success());
+    assert_eq!(
+        hostile_cql(&sum, Duration::from_secs(10)).status.code(),
+        Some(1)
+    );
+    let sum = format!("cql() {} > 3", vec!["1"; 1_000].join(" + "));
+    assert!(hostile_cql(&sum, Duration::from_secs(10)).status.success());
+    // Limits that multiply (nested parentheses around long chains) meet the depth limit.
+    let chain = vec!["1"; 999].join(" - ");
+    let mut deep = "1".to_string();
+    for _ in 0..4 {
+        deep = format!("({deep} - {chain})");
+    }
+    let out = hostile_cql(&format!("cql() {deep} < 3"), Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("levels deep"));
     let vars: Vec<String> = (0..50_000).map(|i| format!("x{i} = {i}")).collect();
     assert!(
         hostile_cql(
@@ -574,4 +590,69 @@ fn far_ancestors_on_a_deep_tree_cost_one_pass() {
     );
     // Nodes at depth >= 100006 have a 100000th ancestor at depth > 5.
     assert!(out.contains(&format!("\"count\":{}", n - 100_006)), "{out}");
+}
+
+#[test]
+fn appending_after_the_catalog_was_lost_or_damaged_keeps_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let more = dir.path().join("more.pgn");
+    std::fs::write(&more, games(5, 500)).unwrap();
+    // Deleted, then emptied: rebuilt from the manifest before the append.
+    for lose in ["delete", "empty"] {
+        let sub = dir.path().join(lose);
+        std::fs::create_dir(&sub).unwrap();
+        let db = two_segment_db(&sub);
+        let redb = db.join("catalog.redb");
+        if lose == "delete" {
+            std::fs::remove_file(&redb).unwrap();
+        } else {
+            std::fs::write(&redb, b"").unwrap();
+        }
+        ok(&["index", s(&more), "--db", s(&db), "-q"]);
+        assert_eq!(info_games(&db), Ok(65), "{lose}");
+        assert!(
+            ok(&["check", "--db", s(&db)]).contains("all intact"),
+            "{lose}"
+        );
+    }
+    // Damaged: the append refuses and says to repair; nothing is lost.
+    let sub = dir.path().join("damaged");
+    std::fs::create_dir(&sub).unwrap();
+    let db = two_segment_db(&sub);
+    let redb = db.join("catalog.redb");
+    let mut b = std::fs::read(&redb).unwrap();
+    for i in (4096..b.len()).step_by(257) {
+        b[i] ^= 0x55;
+    }
+    std::fs::write(&redb, b).unwrap();
+    let out = cqldb(&["index", s(&more), "--db", s(&db), "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cqldb repair"));
+    assert_eq!(info_games(&db), Ok(60));
+    ok(&["repair", "--db", s(&db)]);
+    ok(&["index", s(&more), "--db", s(&db), "-q"]);
+    assert_eq!(info_games(&db), Ok(65));
+}
+
+#[test]
+fn a_commit_whose_publication_fails_keeps_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = two_segment_db(dir.path());
+    // The manifest's temporary name is taken by a directory: publishing fails after the
+    // commit landed in catalog.redb.
+    let blocker = db.join("catalog.manifest.tmp");
+    std::fs::create_dir(&blocker).unwrap();
+    let more = dir.path().join("more.pgn");
+    std::fs::write(&more, games(5, 500)).unwrap();
+    let out = cqldb(&["index", s(&more), "--db", s(&db), "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("committed"));
+    // Readers keep the published state; the next writer publishes the commit.
+    assert_eq!(info_games(&db), Ok(60));
+    std::fs::remove_dir(&blocker).unwrap();
+    let none = dir.path().join("none.pgn");
+    std::fs::write(&none, "").unwrap();
+    ok(&["index", s(&none), "--db", s(&db), "-q"]);
+    assert_eq!(info_games(&db), Ok(65));
+    assert!(ok(&["check", "--db", s(&db)]).contains("all intact"));
 }

@@ -53,7 +53,13 @@ pub fn repair(dir: &Path) -> Result<RepairReport> {
         if intact {
             continue;
         }
-        let digest = rebuild_tags(&seg, &seg_path, &tags)?;
+        let digest = match rebuild_tags(&seg, &seg_path, &tags) {
+            Ok(d) => d,
+            Err(err) => {
+                report.left.push(err.to_string());
+                continue;
+            }
+        };
         catalog.commit(&[SegmentEntry {
             checks: Some(FileChecks {
                 segment: seg.recorded_crc(),
@@ -67,6 +73,7 @@ pub fn repair(dir: &Path) -> Result<RepairReport> {
             seg.games()
         ));
     }
+    catalog.publish()?;
     Ok(report)
 }
 
@@ -86,6 +93,21 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
         w.add(local, &scan_tags(&seg.game_text(local)?))?;
     }
     let values = w.finish()?;
+    let indexed = seg
+        .bitmap_keys()
+        .iter()
+        .filter(|(k, _)| matches!(k, BitmapKey::TagValue(_)))
+        .count();
+    if indexed != values.len() {
+        let _ = std::fs::remove_dir_all(&fresh);
+        return Err(StorageError::Corrupt {
+            path: tags.to_owned(),
+            reason: format!(
+                "the games' text gives {} tag values, the segment indexes {indexed}; not replaced",
+                values.len()
+            ),
+        });
+    }
     for (v, games) in values.iter().enumerate() {
         let want = seg.bitmap(BitmapKey::TagValue(v as u32))?;
         let got = RoaringBitmap::from_sorted_iter(games.iter().copied()).unwrap_or_default();

@@ -67,6 +67,7 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
     if body.is_empty() {
         return Err(p.unexpected("expected one or more filters after the cql() header"));
     }
+    check_depth(body.iter().chain(p.functions.iter().map(|f| &f.body)))?;
     Ok(Query {
         header,
         body,
@@ -74,6 +75,26 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
         functions: p.functions,
         reads_tags,
     })
+}
+
+/// How deep a query's tree may nest. Evaluation recurses once per level on worker threads
+/// with a few megabytes of stack; the parser's own limits (100 nested parentheses, 1,000
+/// operators in an arithmetic chain) can still multiply into deeper trees.
+pub const MAX_DEPTH: usize = 2500;
+
+/// Rejects a query whose tree is deeper than [`MAX_DEPTH`] (walked with an explicit stack).
+fn check_depth<'a>(roots: impl Iterator<Item = &'a ast::Node>) -> Result<(), ParseError> {
+    let mut stack: Vec<(&ast::Node, usize)> = roots.map(|n| (n, 1)).collect();
+    while let Some((n, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(ParseError::new(
+                format!("the query nests more than {MAX_DEPTH} levels deep"),
+                n.span.clone(),
+            ));
+        }
+        stack.extend(n.children().into_iter().map(|c| (c, depth + 1)));
+    }
+    Ok(())
 }
 
 /// Parses filters given on the command line (`-cql '...'`) and appends them to a query.

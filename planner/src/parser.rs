@@ -15,8 +15,9 @@ type PResult<T> = Result<T, ParseError>;
 
 const MAX_NESTING: usize = 100;
 
-/// The longest chain of a non-associative operator (`-`, `*`, `/`, `%`): such a chain nests one
-/// level per operator, and evaluation walks the nesting.
+/// The longest chain of arithmetic operators (`+` and `-`, or `*`, `/` and `%`): such a chain
+/// nests one level per operator, and evaluation walks the nesting. (Chains of `and`, `or`, `|`
+/// and `&` are regrouped instead, see [`balanced`].)
 const MAX_CHAIN: usize = 1000;
 
 /// Joins `operands` (in source order, at least one) with an associative operator as a balanced
@@ -44,19 +45,6 @@ fn balanced(mut operands: Vec<Node>, join: impl Fn(Node, Node) -> Expr) -> Node 
     operands.pop().unwrap_or(Node {
         expr: Expr::True,
         span: 0..0,
-    })
-}
-
-/// `lhs + sum[0] + sum[1] ...` as a balanced tree.
-fn add_all(lhs: Node, sum: Vec<Node>) -> Node {
-    if sum.is_empty() {
-        return lhs;
-    }
-    let mut operands = Vec::with_capacity(sum.len() + 1);
-    operands.push(lhs);
-    operands.extend(sum);
-    balanced(operands, |a, b| {
-        Expr::Binary(BinOp::Add, Box::new(a), Box::new(b))
     })
 }
 
@@ -458,10 +446,9 @@ impl Parser {
         // The type of what is on the left so far, kept rather than recomputed from a growing
         // tree (that made long sums quadratic).
         let mut lhs_ty = crate::types::ty_of(&lhs, self);
-        // The operands of the current run of `+` after `lhs`: a sum is associative, so a run
-        // becomes a balanced tree (a long sum must not be a deep one).
-        let mut sum: Vec<Node> = Vec::new();
-        let mut differences = 0usize;
+        // Sums stay nested to the left, as written: integer arithmetic here fails on
+        // overflow, so regrouping could change an answer. The chain is bounded instead.
+        let mut chain = 0usize;
         loop {
             let op = if self.at_sym("+") {
                 BinOp::Add
@@ -474,24 +461,19 @@ impl Parser {
             let rhs = self.multiplicative()?;
             let rhs_ty = crate::types::ty_of(&rhs, self);
             lhs_ty = crate::types::arith_type(op, lhs_ty, rhs_ty, t.span.clone())?;
-            if op == BinOp::Add {
-                sum.push(rhs);
-                continue;
-            }
-            differences += 1;
-            if differences > MAX_CHAIN {
+            chain += 1;
+            if chain > MAX_CHAIN {
                 return Err(ParseError::new(
-                    format!("more than {MAX_CHAIN} subtractions in one expression"),
+                    format!("more than {MAX_CHAIN} additions and subtractions in one expression"),
                     t.span,
                 ));
             }
-            lhs = add_all(lhs, std::mem::take(&mut sum));
             lhs = Node {
                 expr: Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
                 span: self.span_from(start),
             };
         }
-        Ok(add_all(lhs, sum))
+        Ok(lhs)
     }
 
     fn multiplicative(&mut self) -> PResult<Node> {

@@ -263,7 +263,11 @@ fn rebuild_redb(dir: &Path, m: &Manifest) -> Result<()> {
         }
         txn.commit().map_err(|e| err(e.into()))?;
     }
-    let damaged = dir.join(format!("{CATALOG_FILE}.damaged"));
+    // Kept for inspection, under a name of its own (an earlier one is not overwritten).
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let damaged = dir.join(format!("{CATALOG_FILE}.damaged-{stamp}"));
     let _ = std::fs::rename(&path, &damaged);
     std::fs::rename(&tmp, &path).map_err(StorageError::io(&path))?;
     std::fs::File::open(dir)
@@ -290,14 +294,27 @@ impl CatalogWriter {
     /// read is first rebuilt from the manifest (when that is intact), the damaged file kept
     /// beside it. Returns whether it was rebuilt.
     pub fn open_repairing(dir: &Path) -> Result<(Self, bool)> {
-        let lock = take_lock(dir)?;
+        let manifest = Manifest::read(dir);
         let path = dir.join(CATALOG_FILE);
+        if !path.exists() && !matches!(manifest, Ok(Some(_))) {
+            return Err(StorageError::NotADatabase(dir.to_owned()));
+        }
+        let lock = take_lock(dir)?;
         let mut rebuilt = false;
-        if guard::catch(&path, || read_redb_once(&path)).is_err()
-            && let Ok(Some(m)) = Manifest::read(dir)
-        {
-            rebuild_redb(dir, &m)?;
-            rebuilt = true;
+        let redb = guard::catch(&path, || read_redb_once(&path));
+        if let Ok(Some(m)) = &manifest {
+            let lost = match &redb {
+                Ok((_, named)) => m
+                    .segments
+                    .iter()
+                    .any(|s| !named.iter().any(|n| n.id == s.id)),
+                Err(StorageError::Locked(p)) => return Err(StorageError::Locked(p.clone())),
+                Err(_) => true,
+            };
+            if lost {
+                rebuild_redb(dir, m)?;
+                rebuilt = true;
+            }
         }
         Ok((Self::with_lock(dir, lock)?, rebuilt))
     }
@@ -314,9 +331,46 @@ impl CatalogWriter {
             dir: dir.to_owned(),
             _lock: lock,
         };
+        this.check_against_manifest()?;
         guard::catch(&this.path, || this.initialise())?;
         this.publish()?;
         Ok(this)
+    }
+
+    /// A writer must not start from a `catalog.redb` that lost segments the manifest names
+    /// (missing, emptied or replaced): it would publish the loss and remove their files. A
+    /// missing or empty one is rebuilt from the manifest; any other disagreement is an error
+    /// for `cqldb repair`.
+    fn check_against_manifest(&self) -> Result<()> {
+        let Ok(Some(m)) = Manifest::read(&self.dir) else {
+            return Ok(());
+        };
+        if m.segments.is_empty() {
+            return Ok(());
+        }
+        let empty = std::fs::metadata(&self.path).map_or(true, |md| md.len() == 0);
+        if empty {
+            return rebuild_redb(&self.dir, &m);
+        }
+        let named = match guard::catch(&self.path, || read_redb_once(&self.path)) {
+            Ok((_, entries)) => entries,
+            Err(StorageError::Locked(p)) => return Err(StorageError::Locked(p)),
+            Err(e) => {
+                return Err(StorageError::Catalog(format!(
+                    "{e}; the database is intact in {MANIFEST_FILE}: run `cqldb repair` before appending"
+                )));
+            }
+        };
+        if m.segments
+            .iter()
+            .any(|s| !named.iter().any(|n| n.id == s.id))
+        {
+            return Err(StorageError::Catalog(format!(
+                "{} names fewer segments than {MANIFEST_FILE} (replaced or rolled back); run `cqldb repair` before appending",
+                self.path.display()
+            )));
+        }
+        Ok(())
     }
 
     /// Creates the tables of a new catalog.
@@ -345,7 +399,7 @@ impl CatalogWriter {
     }
 
     /// Writes the committed state to the manifest readers take (unless it already holds it).
-    fn publish(&self) -> Result<()> {
+    pub fn publish(&self) -> Result<()> {
         let (next_segment, segments) = self.state()?;
         let m = Manifest {
             schema_version: SCHEMA_VERSION,
@@ -358,8 +412,19 @@ impl CatalogWriter {
         Ok(())
     }
 
+    /// Opens (or creates) `catalog.redb`, waiting a moment for a process that holds it briefly
+    /// (`cqldb check`, or a reader of a database without a manifest).
     fn open(&self) -> Result<redb::Database> {
-        redb::Database::create(&self.path).map_err(|e| catalog_err(&self.path)(e.into()))
+        let start = std::time::Instant::now();
+        loop {
+            match redb::Database::create(&self.path) {
+                Ok(db) => return Ok(db),
+                Err(redb::DatabaseError::DatabaseAlreadyOpen) if start.elapsed() < REDB_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(catalog_err(&self.path)(e.into())),
+            }
+        }
     }
 
     /// The next free segment id and the committed segments.
@@ -373,9 +438,12 @@ impl CatalogWriter {
     }
 
     /// Adds segments in one atomic, durable transaction.
+    ///
+    /// Once this returns, the segments are committed, even if publishing them to the manifest
+    /// then fails (that is [`CatalogWriter::publish`]'s error; readers keep the previous state
+    /// until the next writer publishes).
     pub fn commit(&self, added: &[SegmentEntry]) -> Result<()> {
-        guard::catch(&self.path, || self.commit_redb(added))?;
-        self.publish()
+        guard::catch(&self.path, || self.commit_redb(added))
     }
 
     fn commit_redb(&self, added: &[SegmentEntry]) -> Result<()> {

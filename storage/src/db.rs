@@ -73,6 +73,8 @@ impl DbWriter {
         std::fs::create_dir_all(dir).map_err(StorageError::io(dir))?;
         let catalog = CatalogWriter::open_or_create(dir)?;
         let (next_id, segments) = catalog.state()?;
+        // Never an id in use, whatever the catalog's counter says.
+        let next_id = segments.iter().map(|s| s.id + 1).fold(next_id, u64::max);
         remove_orphans(dir, &segments)?;
         let (next_game, next_position) = segments.iter().fold((1, 0), |(g, p), s| {
             (
@@ -206,7 +208,13 @@ impl DbWriter {
         self.join_finisher()?;
         sync_dir(&self.dir)?;
         self.catalog.commit(&self.written)?;
+        // Committed: from here on nothing may remove the new files.
         self.committed = true;
+        self.catalog.publish().map_err(|e| {
+            StorageError::Catalog(format!(
+                "the games were committed, but publishing them for readers failed ({e}); the next append or `cqldb repair` publishes them"
+            ))
+        })?;
         Ok(CommitSummary {
             segments: self.written.len() as u64,
             games: self.written.iter().map(|s| s.games).sum(),
@@ -230,7 +238,12 @@ impl Drop for DbWriter {
             return;
         }
         self.current = None;
-        for id in self.first_id..self.next_id {
+        // Never a committed segment's files, whatever happened on the way here.
+        let committed: Vec<u64> = match self.catalog.state() {
+            Ok((_, segs)) => segs.iter().map(|s| s.id).collect(),
+            Err(_) => return,
+        };
+        for id in (self.first_id..self.next_id).filter(|id| !committed.contains(id)) {
             let _ = std::fs::remove_file(self.dir.join(SegmentEntry::segment_file(id)));
             let _ = std::fs::remove_dir_all(self.dir.join(SegmentEntry::tags_dir(id)));
         }

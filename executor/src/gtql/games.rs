@@ -309,7 +309,9 @@ pub fn feed_games_measured(
                     None => &mut scratch,
                 };
                 let games = ss.eval_games(s, ops)?;
-                (Some(games), ss.into_game_starts())
+                // A scan the segment could not answer exactly bounds nothing there.
+                let games = (!ss.inexact).then_some(games);
+                (games, ss.into_game_starts())
             }
             None => (None, Vec::new()),
         };
