@@ -259,13 +259,19 @@ fn info_games(db: &Path) -> Result<u64, String> {
         .ok_or(text)
 }
 
+/// A database of one batch of `n` games, and the batch's file (to append again).
+fn db_of_one_batch(dir: &Path, n: usize) -> (PathBuf, PathBuf) {
+    let db = dir.join("db");
+    let pgn = dir.join("batch.pgn");
+    std::fs::write(&pgn, games(n, 0)).unwrap();
+    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    (db, pgn)
+}
+
 #[test]
 fn readers_during_appends_see_a_committed_state_and_never_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db");
-    let pgn = dir.path().join("batch.pgn");
-    std::fs::write(&pgn, games(400, 0)).unwrap();
-    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    let (db, pgn) = db_of_one_batch(dir.path(), 400);
     let appends = 6;
     let writer = {
         let (db, pgn) = (db.clone(), pgn.clone());
@@ -304,10 +310,7 @@ fn readers_during_appends_see_a_committed_state_and_never_an_error() {
 #[test]
 fn appends_killed_at_random_moments_leave_the_old_or_the_new_state() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("db");
-    let pgn = dir.path().join("batch.pgn");
-    std::fs::write(&pgn, games(3000, 0)).unwrap();
-    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    let (db, pgn) = db_of_one_batch(dir.path(), 3000);
     // A rough duration of one append, to spread the kills over it.
     let t = Instant::now();
     ok(&["index", s(&pgn), "--db", s(&db), "-q"]);

@@ -68,17 +68,6 @@ impl<'a> SegmentScan<'a> {
         Ok(self.layout.games_in(&found))
     }
 
-    /// The positions `scan` selects.
-    pub fn eval(
-        &mut self,
-        scan: &Scan,
-        stats: &mut Vec<OpStats>,
-    ) -> cqldb_storage::Result<RoaringBitmap> {
-        let mut index = 0;
-        let found = self.eval_at(scan, stats, &mut index)?;
-        Ok(self.layout.positions_in(found))
-    }
-
     fn eval_at(
         &mut self,
         scan: &Scan,

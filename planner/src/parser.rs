@@ -441,61 +441,54 @@ impl Parser {
     }
 
     fn additive(&mut self) -> PResult<Node> {
-        let start = self.peek().span.start;
-        let mut lhs = self.multiplicative()?;
-        // The type of what is on the left so far, kept rather than recomputed from a growing
-        // tree (that made long sums quadratic).
-        let mut lhs_ty = crate::types::ty_of(&lhs, self);
-        // Sums stay nested to the left, as written: integer arithmetic here fails on
-        // overflow, so regrouping could change an answer. The chain is bounded instead.
-        let mut chain = 0usize;
-        loop {
-            let op = if self.at_sym("+") {
-                BinOp::Add
-            } else if self.at_sym("-") {
-                BinOp::Sub
-            } else {
-                break;
-            };
-            let t = self.next();
-            let rhs = self.multiplicative()?;
-            let rhs_ty = crate::types::ty_of(&rhs, self);
-            lhs_ty = crate::types::arith_type(op, lhs_ty, rhs_ty, t.span.clone())?;
-            chain += 1;
-            if chain > MAX_CHAIN {
-                return Err(ParseError::new(
-                    format!("more than {MAX_CHAIN} additions and subtractions in one expression"),
-                    t.span,
-                ));
-            }
-            lhs = Node {
-                expr: Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
-                span: self.span_from(start),
-            };
-        }
-        Ok(lhs)
+        self.arithmetic(
+            |t| match t {
+                Tok::Sym("+") => Some(BinOp::Add),
+                Tok::Sym("-") => Some(BinOp::Sub),
+                _ => None,
+            },
+            Self::multiplicative,
+            "additions and subtractions",
+        )
     }
 
     fn multiplicative(&mut self) -> PResult<Node> {
+        self.arithmetic(
+            |t| match t {
+                Tok::Sym("*") => Some(BinOp::Mul),
+                Tok::Sym("/") => Some(BinOp::Div),
+                Tok::Sym("%") => Some(BinOp::Mod),
+                _ => None,
+            },
+            Self::arrow,
+            "products and quotients",
+        )
+    }
+
+    /// A chain of arithmetic operators of one precedence level (`operator` tells them), its
+    /// operands parsed by `operand`. The chain stays nested to the left, as written: integer
+    /// arithmetic here fails on overflow, so regrouping could change an answer; it is bounded
+    /// instead ([`MAX_CHAIN`]). The type of the left side is kept as the chain grows rather
+    /// than recomputed from the growing tree (that made long sums quadratic).
+    fn arithmetic(
+        &mut self,
+        operator: impl Fn(&Tok) -> Option<BinOp>,
+        operand: fn(&mut Self) -> PResult<Node>,
+        what: &str,
+    ) -> PResult<Node> {
         let start = self.peek().span.start;
-        let mut lhs = self.arrow()?;
+        let mut lhs = operand(self)?;
         let mut lhs_ty = crate::types::ty_of(&lhs, self);
         let mut chain = 0usize;
-        loop {
-            let op = match &self.peek().tok {
-                Tok::Sym("*") => BinOp::Mul,
-                Tok::Sym("/") => BinOp::Div,
-                Tok::Sym("%") => BinOp::Mod,
-                _ => break,
-            };
+        while let Some(op) = operator(&self.peek().tok) {
             let t = self.next();
-            let rhs = self.arrow()?;
+            let rhs = operand(self)?;
             let rhs_ty = crate::types::ty_of(&rhs, self);
             lhs_ty = crate::types::arith_type(op, lhs_ty, rhs_ty, t.span.clone())?;
             chain += 1;
             if chain > MAX_CHAIN {
                 return Err(ParseError::new(
-                    format!("more than {MAX_CHAIN} products and quotients in one expression"),
+                    format!("more than {MAX_CHAIN} {what} in one expression"),
                     t.span,
                 ));
             }
