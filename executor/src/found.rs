@@ -180,6 +180,11 @@ impl Layout {
         u - p
     }
 
+    /// How many positions the segment has.
+    pub fn universe_len(&self) -> u32 {
+        self.positions
+    }
+
     /// Every position of the segment.
     pub fn universe(&self) -> RoaringBitmap {
         let mut u = RoaringBitmap::new();

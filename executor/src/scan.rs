@@ -105,18 +105,7 @@ impl<'a> SegmentScan<'a> {
             }
             Scan::Moves { leaving, traits } => Found::positions(self.moves(*leaving, *traits)?),
             Scan::Ply(lo, hi) => Found::positions(self.plies(*lo, *hi)?),
-            Scan::And(xs) => {
-                let mut acc = Found::ALL;
-                for x in xs {
-                    if acc.is_empty() {
-                        skip(x, index);
-                        continue;
-                    }
-                    let s = self.eval_at(x, stats, index)?;
-                    acc = acc.and(s);
-                }
-                acc
-            }
+            Scan::And(xs) => self.and(xs, stats, index)?,
             Scan::Or(xs) => {
                 let mut parts = Vec::with_capacity(xs.len());
                 for x in xs {
@@ -145,6 +134,84 @@ impl<'a> SegmentScan<'a> {
         Ok(found)
     }
 
+    /// The intersection of `xs`: the bitmaps that cost least to read first (their stored
+    /// sizes), so the running set shrinks early; once it is small, each stored bitmap after it
+    /// is only read where the set has positions ([`Segment::bitmap_and`]); once it is empty,
+    /// nothing more is read. Each operand's measurements keep their place in pre-order.
+    fn and(
+        &mut self,
+        xs: &[Scan],
+        stats: &mut Vec<OpStats>,
+        index: &mut usize,
+    ) -> cqldb_storage::Result<Found> {
+        let mut starts = Vec::with_capacity(xs.len());
+        for x in xs {
+            starts.push(*index);
+            skip(x, index);
+        }
+        let end = *index;
+        let mut order: Vec<usize> = (0..xs.len()).collect();
+        // Operands whose cost is unknown keep their order, after the stored bitmaps.
+        order.sort_by_key(|&i| self.stored_bytes(&xs[i]).unwrap_or(usize::MAX));
+        let mut acc = Found::ALL;
+        for i in order {
+            if acc.is_empty() {
+                break;
+            }
+            let mut at = starts[i];
+            let sparse = acc.games.is_none()
+                && acc
+                    .positions
+                    .as_ref()
+                    .is_some_and(|p| p.len() * SPARSE < u64::from(self.layout.universe_len()));
+            if let (true, Some(key)) = (sparse, self.single_key(&xs[i])) {
+                let t = Instant::now();
+                let p = acc.positions.take().unwrap_or_default();
+                let s = self.seg.bitmap_and(key, &p)?;
+                if stats.len() <= at {
+                    stats.resize(at + 1, OpStats::default());
+                }
+                stats[at].positions += s.len();
+                stats[at].micros += t.elapsed().as_micros() as u64;
+                acc = Found::positions(s);
+                if self.count_games {
+                    stats[at].games += self.layout.games_in(&acc).len();
+                }
+                continue;
+            }
+            let s = self.eval_at(&xs[i], stats, &mut at)?;
+            acc = acc.and(s);
+        }
+        *index = end;
+        Ok(acc)
+    }
+
+    /// The bytes of stored bitmaps `scan` reads, if it is a plain read of stored bitmaps.
+    fn stored_bytes(&self, scan: &Scan) -> Option<usize> {
+        match scan {
+            Scan::Flag(f) => Some(self.seg.bitmap_bytes(BitmapKey::flag(flag(*f)))),
+            Scan::Pieces { pieces, squares } => Some(
+                piece_keys(*pieces, *squares)
+                    .map(|k| self.seg.bitmap_bytes(k))
+                    .sum(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The one stored bitmap `scan` is, if it is one.
+    fn single_key(&self, scan: &Scan) -> Option<BitmapKey> {
+        match scan {
+            Scan::Flag(f) => Some(BitmapKey::flag(flag(*f))),
+            Scan::Pieces { pieces, squares }
+                if pieces.count_ones() == 1 && squares.count_ones() == 1 =>
+            {
+                piece_keys(*pieces, *squares).next()
+            }
+            _ => None,
+        }
+    }
+
     /// Segment-local numbers of the games numbered `lo..=hi` in the database.
     fn game_numbers(&self, lo: i64, hi: i64) -> RoaringBitmap {
         let n = i64::from(self.layout.game_count());
@@ -162,13 +229,8 @@ impl<'a> SegmentScan<'a> {
 
     fn pieces(&self, pieces: u16, squares: u64) -> cqldb_storage::Result<RoaringBitmap> {
         let mut out = RoaringBitmap::new();
-        for i in (0..12).filter(|i| pieces >> i & 1 == 1) {
-            let (color, role) = piece(i);
-            for sq in (0..64u32).filter(|s| squares >> s & 1 == 1) {
-                out |= self
-                    .seg
-                    .bitmap(BitmapKey::Piece(color, role, Square::new(sq)))?;
-            }
+        for key in piece_keys(pieces, squares) {
+            out |= self.seg.bitmap(key)?;
         }
         Ok(out)
     }
@@ -240,6 +302,22 @@ impl<'a> SegmentScan<'a> {
             .collect::<cqldb_storage::Result<Vec<_>>>()?;
         Ok(bitmaps.union())
     }
+}
+
+/// A running intersection smaller than the segment's positions divided by this is "small":
+/// stored bitmaps are then read only where it has positions.
+const SPARSE: u64 = 64;
+
+/// The keys of the piece-on-square bitmaps of a designator.
+fn piece_keys(pieces: u16, squares: u64) -> impl Iterator<Item = BitmapKey> {
+    (0..12)
+        .filter(move |i| pieces >> i & 1 == 1)
+        .flat_map(move |i| {
+            let (color, role) = piece(i);
+            (0..64u32)
+                .filter(move |s| squares >> s & 1 == 1)
+                .map(move |sq| BitmapKey::Piece(color, role, Square::new(sq)))
+        })
 }
 
 /// Advances `index` past a scan that was not evaluated (an `and` already empty).

@@ -708,6 +708,32 @@ impl Segment {
         }
     }
 
+    /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
+    /// decoding the parts of it that `with` has nothing in (a small set against a dense
+    /// bitmap reads a few of its containers).
+    pub fn bitmap_and(&self, key: BitmapKey, with: &RoaringBitmap) -> Result<RoaringBitmap> {
+        let d = self.data();
+        match self.bitmap_index(key) {
+            Some(i) => {
+                let blob = d
+                    .bitmap_blobs
+                    .get(i)
+                    .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
+                self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
+                with.intersection_with_serialized_unchecked(std::io::Cursor::new(blob.as_slice()))
+                    .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}")))
+            }
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// The stored size of `key`'s bitmap in bytes (0 without one): a cost estimate.
+    pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
+        self.bitmap_index(key)
+            .and_then(|i| self.data().bitmap_blobs.get(i))
+            .map_or(0, |b| b.len())
+    }
+
     /// Where `key`'s bitmap is among the segment's (keys are sorted).
     fn bitmap_index(&self, key: BitmapKey) -> Option<usize> {
         let k = key.to_u64();
