@@ -186,9 +186,15 @@ impl<'a> SegmentScan<'a> {
         Ok(acc)
     }
 
-    /// The bytes of stored bitmaps `scan` reads, if it is a plain read of stored bitmaps.
+    /// The bytes of stored bitmaps `scan` reads, if it is a plain read of stored bitmaps (a
+    /// range of game numbers reads none).
     fn stored_bytes(&self, scan: &Scan) -> Option<usize> {
         match scan {
+            Scan::GameNumbers(..) => Some(0),
+            Scan::GameResult(r) => Some(
+                self.seg
+                    .bitmap_bytes(BitmapKey::Result(GameResult::from_pgn(r))),
+            ),
             Scan::Flag(f) => Some(self.seg.bitmap_bytes(BitmapKey::flag(flag(*f)))),
             Scan::Pieces { pieces, squares } => Some(
                 piece_keys(*pieces, *squares)
