@@ -159,11 +159,15 @@ impl<'a> SegmentScan<'a> {
                 break;
             }
             let mut at = starts[i];
+            // Reading only the containers the running set has pays when it has few of them
+            // (a set spread over every container reads them all, and a stored run container
+            // is then rebuilt element by element: slower than decoding it whole).
+            let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
             let sparse = acc.games.is_none()
                 && acc
                     .positions
                     .as_ref()
-                    .is_some_and(|p| p.len() * SPARSE < u64::from(self.layout.universe_len()));
+                    .is_some_and(|p| u64::from(p.statistics().n_containers) * SPARSE <= containers);
             if let (true, Some(key)) = (sparse, self.single_key(&xs[i])) {
                 let t = Instant::now();
                 let p = acc.positions.take().unwrap_or_default();
@@ -186,11 +190,12 @@ impl<'a> SegmentScan<'a> {
         Ok(acc)
     }
 
-    /// The bytes of stored bitmaps `scan` reads, if it is a plain read of stored bitmaps (a
-    /// range of game numbers reads none).
+    /// The bytes of stored bitmaps `scan` reads, if it is a plain read of stored bitmaps. A
+    /// range of game numbers reads none, and a tag search counts as none: it is one lookup in
+    /// the tag index, usually very selective, and whole games are cheap to intersect with.
     fn stored_bytes(&self, scan: &Scan) -> Option<usize> {
         match scan {
-            Scan::GameNumbers(..) => Some(0),
+            Scan::GameNumbers(..) | Scan::GameTag { .. } => Some(0),
             Scan::GameResult(r) => Some(
                 self.seg
                     .bitmap_bytes(BitmapKey::Result(GameResult::from_pgn(r))),
@@ -201,7 +206,11 @@ impl<'a> SegmentScan<'a> {
                     .map(|k| self.seg.bitmap_bytes(k))
                     .sum(),
             ),
-            _ => None,
+            Scan::And(xs) | Scan::Or(xs) => xs.iter().map(|x| self.stored_bytes(x)).sum(),
+            Scan::Not(x) | Scan::GamesWith(x) => self.stored_bytes(x),
+            Scan::All | Scan::Empty | Scan::Material(_) | Scan::Moves { .. } | Scan::Ply(..) => {
+                None
+            }
         }
     }
 
@@ -310,9 +319,9 @@ impl<'a> SegmentScan<'a> {
     }
 }
 
-/// A running intersection smaller than the segment's positions divided by this is "small":
-/// stored bitmaps are then read only where it has positions.
-const SPARSE: u64 = 64;
+/// A running intersection in at most a `SPARSE`th of the segment's containers (of 65,536
+/// positions) is "small": stored bitmaps are then read only where it has positions.
+const SPARSE: u64 = 4;
 
 /// The keys of the piece-on-square bitmaps of a designator.
 fn piece_keys(pieces: u16, squares: u64) -> impl Iterator<Item = BitmapKey> {
