@@ -693,36 +693,35 @@ impl Segment {
 
     /// The bitmap for a key (empty if no position or game has it).
     pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
-        let d = self.data();
-        match self.bitmap_index(key) {
-            Some(i) => {
-                let blob = d
-                    .bitmap_blobs
-                    .get(i)
-                    .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
-                self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
-                RoaringBitmap::deserialize_from(blob.as_slice())
-                    .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}")))
-            }
+        match self.bitmap_blob(key)? {
+            Some(blob) => RoaringBitmap::deserialize_from(blob)
+                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
             None => Ok(RoaringBitmap::new()),
         }
+    }
+
+    /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one).
+    fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
+        let d = self.data();
+        let Some(i) = self.bitmap_index(key) else {
+            return Ok(None);
+        };
+        let blob = d
+            .bitmap_blobs
+            .get(i)
+            .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
+        self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
+        Ok(Some(blob.as_slice()))
     }
 
     /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
     /// decoding the parts of it that `with` has nothing in (a small set against a dense
     /// bitmap reads a few of its containers).
     pub fn bitmap_and(&self, key: BitmapKey, with: &RoaringBitmap) -> Result<RoaringBitmap> {
-        let d = self.data();
-        match self.bitmap_index(key) {
-            Some(i) => {
-                let blob = d
-                    .bitmap_blobs
-                    .get(i)
-                    .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
-                self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
-                with.intersection_with_serialized_unchecked(std::io::Cursor::new(blob.as_slice()))
-                    .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}")))
-            }
+        match self.bitmap_blob(key)? {
+            Some(blob) => with
+                .intersection_with_serialized_unchecked(std::io::Cursor::new(blob))
+                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
             None => Ok(RoaringBitmap::new()),
         }
     }
