@@ -659,3 +659,43 @@ fn a_commit_whose_publication_fails_keeps_its_files() {
     assert_eq!(info_games(&db), Ok(65));
     assert!(ok(&["check", "--db", s(&db)]).contains("all intact"));
 }
+
+#[test]
+fn bad_inputs_and_targets_leave_no_database_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    // A directory without PGN, a missing file: errors before anything is written.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for input in [s(&empty), "/no/such/file.pgn"] {
+        let out = cqldb(&["index", input, "--db", s(&db), "-q"]);
+        assert_eq!(out.status.code(), Some(1), "{input}");
+        assert!(!db.exists(), "{input} left a database behind");
+    }
+    // A regular file as the database: said plainly.
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(&pgn, games(3, 0)).unwrap();
+    let out = cqldb(&["index", s(&pgn), "--db", s(&file), "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a database directory"));
+    // A directory of PGN files (nested) is every file under it.
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(folder.join("sub")).unwrap();
+    std::fs::write(folder.join("a.pgn"), games(3, 0)).unwrap();
+    std::fs::write(folder.join("sub").join("b.pgn"), games(4, 10)).unwrap();
+    std::fs::write(folder.join("notes.txt"), "not a game").unwrap();
+    ok(&["index", s(&folder), "--db", s(&db), "-q"]);
+    assert_eq!(info_games(&db), Ok(7));
+    // Usage errors exit with 2, query errors with 1.
+    let both = ["cql", "--db", s(&db), "--pgn", s(&pgn), "-cql", "check"];
+    assert_eq!(cqldb(&both).status.code(), Some(2));
+    assert_eq!(cqldb(&["cql", "--no-such-option"]).status.code(), Some(2));
+    assert_eq!(
+        cqldb(&["cql", "--db", s(&db), "--count", "-cql", "check ((("])
+            .status
+            .code(),
+        Some(1)
+    );
+}
