@@ -122,16 +122,21 @@ impl<'a> SegmentScan<'a> {
                 Found::games(self.layout.games_in(&inner))
             }
         };
-        if stats.len() <= me {
-            stats.resize(me + 1, OpStats::default());
-        }
-        let st = &mut stats[me];
-        st.positions += self.layout.position_count(&found, self.count_games);
-        st.micros += t.elapsed().as_micros() as u64;
-        if self.count_games {
-            st.games += self.layout.games_in(&found).len();
-        }
+        self.record(stats, me, &found, t);
         Ok(found)
+    }
+
+    /// Adds an operator's output and time to its place `at` (pre-order) in `stats`.
+    fn record(&self, stats: &mut Vec<OpStats>, at: usize, found: &Found, since: Instant) {
+        if stats.len() <= at {
+            stats.resize(at + 1, OpStats::default());
+        }
+        let st = &mut stats[at];
+        st.positions += self.layout.position_count(found, self.count_games);
+        st.micros += since.elapsed().as_micros() as u64;
+        if self.count_games {
+            st.games += self.layout.games_in(found).len();
+        }
     }
 
     /// The intersection of `xs`: the bitmaps that cost least to read first (their stored
@@ -152,7 +157,7 @@ impl<'a> SegmentScan<'a> {
         let end = *index;
         let mut order: Vec<usize> = (0..xs.len()).collect();
         // Operands whose cost is unknown keep their order, after the stored bitmaps.
-        order.sort_by_key(|&i| self.stored_bytes(&xs[i]).unwrap_or(usize::MAX));
+        order.sort_by_cached_key(|&i| self.stored_bytes(&xs[i]).unwrap_or(usize::MAX));
         let mut acc = Found::ALL;
         for i in order {
             if acc.is_empty() {
@@ -171,16 +176,8 @@ impl<'a> SegmentScan<'a> {
             if let (true, Some(key)) = (sparse, self.single_key(&xs[i])) {
                 let t = Instant::now();
                 let p = acc.positions.take().unwrap_or_default();
-                let s = self.seg.bitmap_and(key, &p)?;
-                if stats.len() <= at {
-                    stats.resize(at + 1, OpStats::default());
-                }
-                stats[at].positions += s.len();
-                stats[at].micros += t.elapsed().as_micros() as u64;
-                acc = Found::positions(s);
-                if self.count_games {
-                    stats[at].games += self.layout.games_in(&acc).len();
-                }
+                acc = Found::positions(self.seg.bitmap_and(key, &p)?);
+                self.record(stats, at, &acc, t);
                 continue;
             }
             let s = self.eval_at(&xs[i], stats, &mut at)?;

@@ -86,7 +86,7 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
         .unwrap_or_default();
     let fresh = tags.with_file_name(format!("{name}.rebuild"));
     if fresh.exists() {
-        std::fs::remove_dir_all(&fresh).map_err(io(&fresh))?;
+        std::fs::remove_dir_all(&fresh).map_err(StorageError::io(&fresh))?;
     }
     let mut w = TagWriter::create(&fresh)?;
     for local in 0..seg.games() {
@@ -125,18 +125,11 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
     let digest = dir_digest(&fresh)?;
     let damaged = tags.with_file_name(format!("{name}.damaged"));
     if damaged.exists() {
-        std::fs::remove_dir_all(&damaged).map_err(io(&damaged))?;
+        std::fs::remove_dir_all(&damaged).map_err(StorageError::io(&damaged))?;
     }
     if tags.exists() {
-        std::fs::rename(tags, &damaged).map_err(io(tags))?;
+        std::fs::rename(tags, &damaged).map_err(StorageError::io(tags))?;
     }
-    std::fs::rename(&fresh, tags).map_err(io(tags))?;
+    std::fs::rename(&fresh, tags).map_err(StorageError::io(tags))?;
     Ok(digest)
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StorageError + '_ {
-    move |error| StorageError::Io {
-        path: path.to_owned(),
-        error,
-    }
 }

@@ -239,6 +239,14 @@ fn take_lock(dir: &Path) -> Result<std::fs::File> {
     }
 }
 
+/// Whether a redb catalog naming `named` lacks a segment the manifest `m` names (its entry may
+/// differ, as an entry is updated in redb before the manifest is republished).
+fn lacks_segments(named: &[SegmentEntry], m: &Manifest) -> bool {
+    m.segments
+        .iter()
+        .any(|s| !named.iter().any(|n| n.id == s.id))
+}
+
 /// Writes a new `catalog.redb` holding `m`'s state: built under a temporary name and renamed
 /// over the damaged one (kept as `catalog.redb.damaged`), so no moment lacks a catalog.
 fn rebuild_redb(dir: &Path, m: &Manifest) -> Result<()> {
@@ -304,10 +312,7 @@ impl CatalogWriter {
         let redb = guard::catch(&path, || read_redb_once(&path));
         if let Ok(Some(m)) = &manifest {
             let lost = match &redb {
-                Ok((_, named)) => m
-                    .segments
-                    .iter()
-                    .any(|s| !named.iter().any(|n| n.id == s.id)),
+                Ok((_, named)) => lacks_segments(named, m),
                 Err(StorageError::Locked(p)) => return Err(StorageError::Locked(p.clone())),
                 Err(_) => true,
             };
@@ -361,10 +366,7 @@ impl CatalogWriter {
                 )));
             }
         };
-        if m.segments
-            .iter()
-            .any(|s| !named.iter().any(|n| n.id == s.id))
-        {
+        if lacks_segments(&named, &m) {
             return Err(StorageError::Catalog(format!(
                 "{} names fewer segments than {MANIFEST_FILE} (replaced or rolled back); run `cqldb repair` before appending",
                 self.path.display()

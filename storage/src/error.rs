@@ -75,7 +75,8 @@ pub enum StorageError {
 }
 
 impl StorageError {
-    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StorageError {
+    /// Wraps an I/O error with the path it concerned (for `map_err`).
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StorageError {
         let path = path.into();
         move |error| StorageError::Io { path, error }
     }

@@ -62,23 +62,22 @@ pub fn write_file_streaming(
     magic: &[u8; 8],
     fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
 ) -> Result<u32> {
-    let mut created = false;
-    let out = write_new(path, magic, fill, &mut created);
-    if out.is_err() && created {
+    // Created here, so that a failure removes only a file this call made.
+    let f = File::create_new(path).map_err(StorageError::io(path))?;
+    let out = write_into(f, path, magic, fill);
+    if out.is_err() {
         let _ = std::fs::remove_file(path);
     }
     out
 }
 
-fn write_new(
+fn write_into(
+    mut f: File,
     path: &Path,
     magic: &[u8; 8],
     fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
-    created: &mut bool,
 ) -> Result<u32> {
     use std::io::{Seek, SeekFrom};
-    let mut f = File::create_new(path).map_err(StorageError::io(path))?;
-    *created = true;
     f.write_all(&[0u8; HEADER_LEN])
         .map_err(StorageError::io(path))?;
     let failure = std::rc::Rc::default();
