@@ -403,6 +403,83 @@ fn plans_explain_their_stages() {
     let _ = Arc::clone(&plan.query);
 }
 
+/// An exact `fen` of a placement repeated in the corpus is one board bitmap (its pieces'
+/// bitmaps are not read), and a rare one falls back to its pieces; both agree with the full
+/// scan, colours flipped or not.
+#[test]
+fn fen_reads_the_board_index() {
+    let f = fixture();
+    let explain = |q: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+            .args(["explain", "--analyze", "--db"])
+            .arg(&f.db)
+            .args(["-cql", q])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let operators = |text: &str, name: &str| -> Vec<u64> {
+        text.lines()
+            .filter(|l| l.contains(name))
+            .map(|l| {
+                let at = l.find("[positions=").expect("analyzed operator") + 11;
+                l[at..].split(',').next().unwrap().parse().unwrap()
+            })
+            .collect()
+    };
+    // After 1.e4: in most games of the corpus.
+    let common = "fen \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR\"";
+    let text = explain(&format!("cql() {common}"));
+    let board = operators(&text, "IndexScan: board");
+    assert!(board.len() == 1 && board[0] > 8, "{text}");
+    assert!(
+        operators(&text, "IndexScan: pieces")
+            .iter()
+            .all(|&n| n == 0),
+        "{text}"
+    );
+    // A mate position of the corpus: in few games.
+    let csv = f.work.join("mates.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+        .args(["cql", "--format", "csv", "-o"])
+        .arg(&csv)
+        .arg("--db")
+        .arg(&f.db)
+        .args(["-cql", "mate"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let board = rows
+        .lines()
+        .nth(1)
+        .and_then(|row| row.split(',').find(|cell| cell.matches('/').count() == 7))
+        .and_then(|fen| fen.split(' ').next())
+        .expect("a mate with its FEN")
+        .to_owned();
+    let rare = format!("fen \"{board}\"");
+    let text = explain(&format!("cql() {rare}"));
+    assert!(operators(&text, "IndexScan: board")[0] >= 1, "{text}");
+    for q in [
+        format!("cql() {common}"),
+        format!("cql() flipcolor {common}"),
+        format!("cql() {rare}"),
+        format!("cql() flipcolor {{ {rare} wtm }}"),
+    ] {
+        assert!(compare(&q, &f.db, false, &pruning_rules(), &f.work).unwrap());
+        assert!(compare(&q, &f.db, true, &pruning_rules(), &f.work).unwrap());
+    }
+}
+
 /// GTQL over game trees: the games the index keeps give the same answers, with the same node
 /// ids, as feeding every game.
 #[test]

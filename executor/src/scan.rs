@@ -11,7 +11,7 @@ use std::time::Instant;
 use cqldb_planner::plan::{MaterialTest, MoveTraits, OpStats, PositionFlag, Scan};
 use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
-use cqldb_storage::{BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
+use cqldb_storage::{Bitboards, BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
 use roaring::{MultiOps, RoaringBitmap};
 
 use crate::found::{Found, Layout};
@@ -105,6 +105,16 @@ impl<'a> SegmentScan<'a> {
             }
             Scan::Moves { leaving, traits } => Found::positions(self.moves(*leaving, *traits)?),
             Scan::Ply(lo, hi) => Found::positions(self.plies(*lo, *hi)?),
+            Scan::Board {
+                placement,
+                otherwise,
+            } => match self.board_key(placement) {
+                Some(key) => {
+                    skip(otherwise, index);
+                    Found::positions(self.seg.bitmap(key)?)
+                }
+                None => self.eval_at(otherwise, stats, index)?,
+            },
             Scan::And(xs) => self.and(xs, stats, index)?,
             Scan::Or(xs) => {
                 let mut parts = Vec::with_capacity(xs.len());
@@ -205,6 +215,13 @@ impl<'a> SegmentScan<'a> {
             ),
             Scan::And(xs) | Scan::Or(xs) => xs.iter().map(|x| self.stored_bytes(x)).sum(),
             Scan::Not(x) | Scan::GamesWith(x) => self.stored_bytes(x),
+            Scan::Board {
+                placement,
+                otherwise,
+            } => match self.board_key(placement) {
+                Some(key) => Some(self.seg.bitmap_bytes(key)),
+                None => self.stored_bytes(otherwise),
+            },
             Scan::All | Scan::Empty | Scan::Material(_) | Scan::Moves { .. } | Scan::Ply(..) => {
                 None
             }
@@ -220,8 +237,21 @@ impl<'a> SegmentScan<'a> {
             {
                 piece_keys(*pieces, *squares).next()
             }
+            Scan::Board { placement, .. } => self.board_key(placement),
             _ => None,
         }
+    }
+
+    /// The key of a placement's board bitmap, if the segment keeps one (it does for the
+    /// placements repeated in it).
+    fn board_key(&self, placement: &[u64; 12]) -> Option<BitmapKey> {
+        let mut bits = [0u64; 8];
+        for (i, &squares) in placement.iter().enumerate() {
+            bits[i / 6] |= squares;
+            bits[2 + i % 6] |= squares;
+        }
+        let key = BitmapKey::board(&Bitboards(bits));
+        self.seg.has_bitmap(key).then_some(key)
     }
 
     /// Segment-local numbers of the games numbered `lo..=hi` in the database.

@@ -155,6 +155,12 @@ proptest! {
                 }
             }
             expected.insert(BitmapKey::MOVES_MARKER.to_u64(), RoaringBitmap::new());
+            // Board bitmaps: every placement occurring often enough in the segment.
+            let mut boards: std::collections::BTreeMap<u64, RoaringBitmap> = Default::default();
+            for (id, p) in all.iter().enumerate() {
+                boards.entry(BitmapKey::board(&p.board).to_u64()).or_default().insert(id as u32);
+            }
+            expected.extend(boards.into_iter().filter(|(_, b)| b.len() as usize >= cqldb_storage::bitmap::MIN_BOARD_REPEATS));
             for (id, p) in all.iter().enumerate() {
                 for (side, bits) in [(MoveSide::Reached, MoveFeature::set_of(p.mv) & MoveFeature::REACHED_KEPT), (MoveSide::Leaving, leaving[id])] {
                     for b in (0..MoveFeature::COUNT).filter(|b| bits >> b & 1 == 1) {

@@ -57,6 +57,8 @@ pub struct EncodedBatch {
     pub positions: u32,
     /// Secondary moves in the batch.
     pub variations: u64,
+    /// Each position's board key, in position order (see [`crate::BitmapKey::Board`]).
+    pub boards: Vec<u64>,
 }
 
 /// Encodes games for a segment (call from any thread).
@@ -129,6 +131,11 @@ impl BatchEncoder {
             nag: n.nag,
         }));
         self.out.variations += game.positions.iter().filter(|p| p.child_index > 0).count() as u64;
+        self.out.boards.extend(
+            game.positions
+                .iter()
+                .map(|p| crate::BitmapKey::board(&p.board).to_u64()),
+        );
         self.out.positions += game.positions.len() as u32;
         self.block.push_game(&game.positions);
         self.runs.push_game(&game.positions);

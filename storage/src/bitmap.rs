@@ -12,7 +12,9 @@ use shakmaty::{Color, Role, Square};
 
 use crate::move_features::{MoveFeature, MoveSide};
 use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
-use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, MaterialSignature, PositionFlags};
+use crate::schema::{
+    Bitboards, ELO_BAND_WIDTH, GameMeta, GameResult, MaterialSignature, PositionFlags,
+};
 
 /// The name of one bitmap.
 ///
@@ -44,7 +46,17 @@ pub enum BitmapKey {
     /// feature (see [`MoveFeature`]); bit [`MoveFeature::MARKER`] is the empty marker of a
     /// segment that has these bitmaps.
     Move(u8),
+    /// Positions with one piece placement: the top 56 bits of its
+    /// [`Bitboards::board_hash`](crate::schema::Bitboards::board_hash). Only placements that
+    /// occur at least [`MIN_BOARD_REPEATS`] times in a segment get one; a rarer one is found
+    /// from its pieces' bitmaps. Two different placements share a key with probability 2⁻⁵⁶.
+    Board(u64),
 }
+
+/// A piece placement gets a board bitmap in a segment where it occurs this often: below it,
+/// intersecting its pieces' bitmaps is cheap (the running set soon holds a few positions), and
+/// one bitmap per rare placement would cost more space than the rest of the index.
+pub const MIN_BOARD_REPEATS: usize = 8;
 
 impl BitmapKey {
     /// True for keys whose bitmap is over games rather than positions.
@@ -63,6 +75,11 @@ impl BitmapKey {
     /// The marker of a segment with move-feature bitmaps.
     pub const MOVES_MARKER: Self = Self::Move(MoveFeature::MARKER);
 
+    /// The board-index key of a piece placement.
+    pub fn board(board: &Bitboards) -> Self {
+        Self::Board(board.board_hash() >> 8)
+    }
+
     /// The flag bitmap key of one flag.
     pub fn flag(flag: PositionFlags) -> Self {
         Self::Flag(flag.0.trailing_zeros() as u8)
@@ -80,6 +97,7 @@ impl BitmapKey {
             Self::EloBand(c, b) => (7, (c as u64) << 16 | u64::from(b)),
             Self::TagValue(v) => (8, u64::from(v)),
             Self::Move(b) => (9, u64::from(b)),
+            Self::Board(h) => (10, h & ((1 << 56) - 1)),
         };
         kind << 56 | v
     }
@@ -101,6 +119,7 @@ impl BitmapKey {
             7 => Self::EloBand(Color::from_white(v >> 16 & 1 == 1), v as u16),
             8 => Self::TagValue(u32::try_from(v).ok()?),
             9 => Self::Move(u8::try_from(v).ok().filter(|&b| b < 64)?),
+            10 => Self::Board(v),
             _ => return None,
         })
     }
@@ -220,6 +239,43 @@ impl BitmapBuilder {
         entries.sort_unstable_by_key(|(k, _)| *k);
         entries.into_iter().unzip()
     }
+}
+
+/// The board bitmaps of a segment whose positions have the board keys `boards` (position i's
+/// at index i), sorted by key: one for each placement occurring at least [`MIN_BOARD_REPEATS`]
+/// times. Board keys sort after every other kind of key.
+pub fn board_bitmaps(boards: &[u64]) -> (Vec<u64>, Vec<Vec<u8>>) {
+    // Most placements occur once (every game leaves its opening soon): a table of saturating
+    // counters, one per slot of key bits, drops them before the sort. A slot's count is at
+    // least each of its keys' counts, so no repeated placement is dropped.
+    let bits = (usize::BITS - boards.len().leading_zeros()).clamp(10, 24);
+    let mask = (1usize << bits) - 1;
+    let mut counts = vec![0u8; 1 << bits];
+    for &key in boards {
+        let c = &mut counts[key as usize & mask];
+        *c = c.saturating_add(1);
+    }
+    let mut repeated: Vec<(u64, u32)> = (0u32..)
+        .zip(boards)
+        .filter(|&(_, &key)| usize::from(counts[key as usize & mask]) >= MIN_BOARD_REPEATS)
+        .map(|(pos, &key)| (key, pos))
+        .collect();
+    repeated.sort_unstable();
+    let mut scratch = RunScratch::default();
+    let mut runs = Vec::new();
+    let (mut keys, mut blobs) = (Vec::new(), Vec::new());
+    for group in repeated.chunk_by(|a, b| a.0 == b.0) {
+        if group.len() < MIN_BOARD_REPEATS {
+            continue;
+        }
+        runs.clear();
+        for &(_, pos) in group {
+            push_run(&mut runs, pos, pos + 1);
+        }
+        keys.push(group[0].0);
+        blobs.push(serialize_runs_with(&runs, &mut scratch));
+    }
+    (keys, blobs)
 }
 
 /// Serialises sorted, disjoint, non-touching half-open runs as a roaring bitmap in the portable
@@ -345,6 +401,24 @@ mod tests {
     use proptest::prelude::*;
     use roaring::RoaringBitmap;
 
+    /// Segments append board bitmaps after the others' sorted keys.
+    #[test]
+    fn board_keys_sort_after_every_other_kind() {
+        let board = BitmapKey::Board(0).to_u64();
+        for other in [
+            BitmapKey::Piece(Color::Black, Role::King, Square::H8),
+            BitmapKey::Flag(63),
+            BitmapKey::Material(MaterialSignature(u64::MAX >> 8)),
+            BitmapKey::TagValue(u32::MAX),
+            BitmapKey::Move(63),
+            BitmapKey::EloBand(Color::White, u16::MAX),
+        ] {
+            assert!(other.to_u64() < board, "{other:?}");
+        }
+        let k = BitmapKey::board(&Bitboards::default());
+        assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
+    }
+
     #[test]
     fn alternating_ids_use_bitmap_containers() {
         // Like the white-to-move flag: every other position, over several chunks.
@@ -367,6 +441,39 @@ mod tests {
     }
 
     proptest! {
+        /// Every placement repeated often enough gets exactly its positions; no other gets a
+        /// bitmap (keys drawn from a few values so that slots of the counter table are shared,
+        /// with a big table and a small one).
+        #[test]
+        fn board_bitmaps_hold_every_repeated_placement(
+            picks in proptest::collection::vec(0usize..40, 0..3000),
+            spread in any::<bool>(),
+        ) {
+            let values: Vec<u64> = (0..40u64)
+                .map(|i| {
+                    let hash = if spread { i.wrapping_mul(0x9e37_79b9_7f4a_7c15) } else { i << 24 };
+                    BitmapKey::Board(hash >> 8).to_u64()
+                })
+                .collect();
+            let boards: Vec<u64> = picks.iter().map(|&i| values[i]).collect();
+            let (keys, blobs) = board_bitmaps(&boards);
+            prop_assert!(keys.windows(2).all(|w| w[0] < w[1]));
+            for v in &values {
+                let want: RoaringBitmap = (0u32..)
+                    .zip(&boards)
+                    .filter(|(_, k)| *k == v)
+                    .map(|(p, _)| p)
+                    .collect();
+                match keys.binary_search(v) {
+                    Ok(i) => {
+                        let got = RoaringBitmap::deserialize_from(blobs[i].as_slice()).unwrap();
+                        prop_assert_eq!(got, want);
+                    }
+                    Err(_) => prop_assert!((want.len() as usize) < MIN_BOARD_REPEATS),
+                }
+            }
+        }
+
         #[test]
         fn serialized_runs_read_back_as_the_same_bitmap(
             gaps in proptest::collection::vec((0u32..70_000, 1u32..70_000), 0..300),

@@ -177,7 +177,39 @@ pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
             expected: SCHEMA_VERSION,
         });
     }
+    if manifest_orphaned(dir)
+        && let Ok((_, entries)) = read_redb_entries(dir)
+        && !lacks_segments(&entries, &m)
+    {
+        // A writer died between its redb commit and the publication: the commit is durable,
+        // so readers see it now (else it would appear only at the next append, and a user
+        // re-running the "failed" import would get its games twice).
+        return Ok(entries);
+    }
     Ok(m.segments)
+}
+
+/// Whether `catalog.redb` changed after the manifest was written while no writer is alive to
+/// publish it.
+fn manifest_orphaned(dir: &Path) -> bool {
+    let modified = |name: &str| std::fs::metadata(dir.join(name)).and_then(|m| m.modified());
+    let (Ok(redb), Ok(manifest)) = (modified(CATALOG_FILE), modified(MANIFEST_FILE)) else {
+        return false;
+    };
+    redb > manifest && !writer_alive(dir)
+}
+
+/// Whether the process named in the writer lock file still runs (true when that cannot be
+/// told: the manifest is then trusted, as a live writer publishes it).
+fn writer_alive(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join(LOCK_FILE)) else {
+        return false;
+    };
+    let Ok(pid) = text.trim().parse::<u32>() else {
+        return false;
+    };
+    let proc = Path::new("/proc");
+    pid == std::process::id() || !proc.join("self").exists() || proc.join(pid.to_string()).exists()
 }
 
 /// How long a reader of a database without a manifest waits for a writer's brief hold on the
@@ -230,7 +262,14 @@ fn take_lock(dir: &Path) -> Result<std::fs::File> {
         .open(&lock_path)
         .map_err(StorageError::io(&lock_path))?;
     match lock.try_lock() {
-        Ok(()) => Ok(lock),
+        Ok(()) => {
+            // Who holds it, for readers deciding whether a lagging manifest will be published
+            // (best effort: without it readers wait for the publication as before).
+            use std::io::Write;
+            let _ = lock.set_len(0);
+            let _ = (&lock).write_all(std::process::id().to_string().as_bytes());
+            Ok(lock)
+        }
         Err(std::fs::TryLockError::WouldBlock) => Err(StorageError::Locked(dir.to_owned())),
         Err(std::fs::TryLockError::Error(e)) => Err(StorageError::Io {
             path: lock_path,
@@ -241,7 +280,7 @@ fn take_lock(dir: &Path) -> Result<std::fs::File> {
 
 /// Whether a redb catalog naming `named` lacks a segment the manifest `m` names (its entry may
 /// differ, as an entry is updated in redb before the manifest is republished).
-fn lacks_segments(named: &[SegmentEntry], m: &Manifest) -> bool {
+pub(crate) fn lacks_segments(named: &[SegmentEntry], m: &Manifest) -> bool {
     m.segments
         .iter()
         .any(|s| !named.iter().any(|n| n.id == s.id))

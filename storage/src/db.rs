@@ -212,7 +212,7 @@ impl DbWriter {
         self.committed = true;
         self.catalog.publish().map_err(|e| {
             StorageError::Catalog(format!(
-                "the games were committed, but publishing them for readers failed ({e}); the next append or `cqldb repair` publishes them"
+                "the games were committed, but writing the readers' catalog failed ({e}); readers find them in catalog.redb until the next append or `cqldb repair` writes it"
             ))
         })?;
         Ok(CommitSummary {

@@ -382,6 +382,40 @@ impl Bitboards {
         self.by_color(piece.color) & self.by_role(piece.role)
     }
 
+    /// A 64-bit hash of the piece placement alone (not the side to move, castling rights or
+    /// en-passant square, which a `fen` pattern does not name): the key of the board index
+    /// ([`crate::BitmapKey::Board`]). Each word goes through its own 128-bit multiply, folded
+    /// (independent lanes, so the eight run side by side), and the sum through a bijective
+    /// mixer, so boards differing in one square get unrelated hashes.
+    pub fn board_hash(&self) -> u64 {
+        const SALT: [u64; 8] = [
+            0x243f_6a88_85a3_08d3,
+            0x1319_8a2e_0370_7344,
+            0xa409_3822_299f_31d0,
+            0x082e_fa98_ec4e_6c89,
+            0x4528_21e6_38d0_1377,
+            0xbe54_66cf_34e9_0c6c,
+            0xc0ac_29b7_c97c_50dd,
+            0x3f84_d5b5_b547_0917,
+        ];
+        const MUL: [u64; 8] = [
+            0x9e37_79b9_7f4a_7c15,
+            0xbf58_476d_1ce4_e5b9,
+            0x94d0_49bb_1331_11eb,
+            0xff51_afd7_ed55_8ccd,
+            0xc4ce_b9fe_1a85_ec53,
+            0xa076_1d64_78bd_642f,
+            0xe703_7ed1_a0b4_28db,
+            0x8ebc_6af0_9c88_c6e3,
+        ];
+        let mut sum = 0u64;
+        for i in 0..8 {
+            let p = u128::from(self.0[i] ^ SALT[i]) * u128::from(MUL[i]);
+            sum = sum.wrapping_add(p as u64 ^ (p >> 64) as u64);
+        }
+        mix64(sum)
+    }
+
     /// Back to a shakmaty board; `None` if the bitboards overlap inconsistently.
     pub fn to_board(&self) -> Option<Board> {
         let by_role = ByRole {
@@ -398,6 +432,16 @@ impl Bitboards {
         };
         Board::try_from_bitboards(by_role, by_color).ok()
     }
+}
+
+/// A bijective 64-bit mixer (the finaliser of MurmurHash3): every input bit affects every
+/// output bit.
+fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 /// One position of a game tree, everything the index knows about it.

@@ -189,6 +189,8 @@ pub struct SegmentStats {
 pub struct SegmentBuilder {
     data: SegmentData,
     bitmaps: BitmapBuilder,
+    /// Every position's board key, in position order.
+    boards: Vec<u64>,
     positions: u64,
     data_bytes: u64,
 }
@@ -218,6 +220,7 @@ impl SegmentBuilder {
                 meta_crc: 0,
             },
             bitmaps: BitmapBuilder::new(),
+            boards: Vec::new(),
             positions: 0,
             data_bytes: 0,
         }
@@ -292,6 +295,7 @@ impl SegmentBuilder {
         });
         self.data.text_chunks.push(batch.text);
         self.bitmaps.add_runs(base, batch.runs);
+        self.boards.extend_from_slice(&batch.boards);
         self.data.variations += batch.variations;
         self.positions += u64::from(batch.positions);
     }
@@ -304,7 +308,11 @@ impl SegmentBuilder {
     /// Serialises the segment to a new file at `path` (synced), returning its totals.
     pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
         self.data.games.pos_start.push(self.positions as u32);
-        let (keys, blobs) = std::mem::take(&mut self.bitmaps).finish();
+        let (mut keys, mut blobs) = std::mem::take(&mut self.bitmaps).finish();
+        // Board keys sort after every other kind.
+        let (board_keys, board_blobs) = crate::bitmap::board_bitmaps(&self.boards);
+        keys.extend(board_keys);
+        blobs.extend(board_blobs);
         self.data.bitmap_crcs = blobs.iter().map(|b| blob_crc(b)).collect();
         self.data.bitmap_keys = keys;
         self.data.bitmap_blobs = blobs;

@@ -33,6 +33,13 @@ pub struct Args {
     pub analyze: bool,
 }
 
+/// Whether `-cql` text opens with a `cql(...)` header.
+fn is_whole_query(text: &str) -> bool {
+    text.trim_start()
+        .strip_prefix("cql")
+        .is_some_and(|rest| rest.trim_start().starts_with('('))
+}
+
 fn range(v: &[i64]) -> Option<(i64, i64)> {
     match v {
         [] => None,
@@ -50,9 +57,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         ),
         None => ("cql()".to_owned(), "-cql".to_owned()),
     };
-    if let Some(extra) = &a.cql {
-        query.push('\n');
-        query.push_str(extra);
+    match &a.cql {
+        // A whole query with its header (`-cql 'cql(gamenumber 1 9) mate'`) stands alone.
+        Some(extra) if a.file.is_none() && is_whole_query(extra) => query = extra.clone(),
+        Some(extra) => {
+            query.push('\n');
+            query.push_str(extra);
+        }
+        None => {}
     }
     if a.virtualmainline {
         query.push_str("\nvirtualmainline");

@@ -19,8 +19,8 @@ pub fn render(db: &Database) -> Result<String> {
     let mut breakdown = [0u64; 4];
     let mut detached = 0u64;
     // Bitmap bytes by kind: pieces on squares, flags, materials, moves reached, moves leaving,
-    // games.
-    let mut kinds = [0u64; 6];
+    // games, repeated boards.
+    let mut kinds = [0u64; 7];
     for (_, seg) in db.segments() {
         for (key, bytes) in seg.bitmap_keys() {
             let kind = match key {
@@ -34,6 +34,7 @@ pub fn render(db: &Database) -> Result<String> {
                 | BitmapKey::Eco(_)
                 | BitmapKey::EloBand(..)
                 | BitmapKey::TagValue(_) => 5,
+                BitmapKey::Board(_) => 6,
             };
             kinds[kind] += bytes as u64;
         }
@@ -85,13 +86,14 @@ pub fn render(db: &Database) -> Result<String> {
     );
     let _ = writeln!(
         out,
-        "  bitmaps: pieces {:.2}, flags {:.2}, material {:.2}, last move {:.2}, next moves {:.2}, games {:.2}",
+        "  bitmaps: pieces {:.2}, flags {:.2}, material {:.2}, last move {:.2}, next moves {:.2}, games {:.2}, boards {:.2}",
         per(kinds[0]),
         per(kinds[1]),
         per(kinds[2]),
         per(kinds[3]),
         per(kinds[4]),
         per(kinds[5]),
+        per(kinds[6]),
     );
     Ok(out)
 }

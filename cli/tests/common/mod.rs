@@ -16,7 +16,8 @@ pub fn ok(args: &[&str]) -> String {
     let out = cqldb(args);
     assert!(
         out.status.success(),
-        "cqldb {args:?} failed: {}",
+        "cqldb {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("utf-8 output")

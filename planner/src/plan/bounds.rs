@@ -239,7 +239,9 @@ fn tag(field: &TagField, needle: &str) -> Bounds {
 /// pattern has no wildcard square and one king of each colour — exactly the pattern's count of
 /// each other piece type, one material bitmap: with every piece on its square and no piece
 /// more, the other squares are empty, so the bounds are exact. (Material signatures do not
-/// count kings: a stored position has one of each.) Otherwise an upper bound.
+/// count kings: a stored position has one of each.) That exact set is also one placement, so
+/// it is a [`Scan::Board`]: the board index answers it with one bitmap where the placement is
+/// repeated. Otherwise an upper bound.
 fn fen(cells: &[u8]) -> Bounds {
     let mut scan = Scan::All;
     let mut counts = [0i64; 12];
@@ -275,7 +277,16 @@ fn fen(cells: &[u8]) -> Bounds {
             })
             .collect(),
     );
-    Bounds::exact(Scan::and(scan, material))
+    let mut placement = [0u64; 12];
+    for (sq, &c) in cells.iter().enumerate() {
+        if let Some(bits) = placement.get_mut(usize::from(c)) {
+            *bits |= 1 << sq;
+        }
+    }
+    Bounds::exact(Scan::Board {
+        placement: Box::new(placement),
+        otherwise: Box::new(Scan::and(scan, material)),
+    })
 }
 
 /// A piece designator as a filter: it matches where its square set is not empty.

@@ -195,6 +195,15 @@ pub enum Scan {
     /// pre-order from their game's first, so a position at ply `p` is at least `p` after it —
     /// exactly `p` in a game without variations.
     Ply(u32, u32),
+    /// The positions with exactly this piece placement (an exact `fen`), read from the board
+    /// index where a segment keeps the placement's own bitmap (it does for placements repeated
+    /// in it), otherwise `otherwise`: the same set from pieces on squares and material.
+    Board {
+        /// Each piece's squares: white P N B R Q K, then black (a1 = bit 0).
+        placement: Box<[u64; 12]>,
+        /// The same positions without the board index.
+        otherwise: Box<Scan>,
+    },
     /// Positions in every set.
     And(Vec<Scan>),
     /// Positions in some set.
@@ -279,6 +288,13 @@ impl Scan {
             Scan::Or(xs) => Scan::Or(xs.iter().map(f).collect()),
             Scan::Not(x) => Scan::Not(Box::new(f(x))),
             Scan::GamesWith(x) => Scan::GamesWith(Box::new(f(x))),
+            Scan::Board {
+                placement,
+                otherwise,
+            } => Scan::Board {
+                placement: placement.clone(),
+                otherwise: Box::new(f(otherwise)),
+            },
             Scan::All
             | Scan::Empty
             | Scan::Flag(_)
@@ -323,6 +339,12 @@ impl Scan {
             ),
             Scan::Ply(lo, hi) if *hi == u32::MAX => format!("RangeScan: ply >= {lo}"),
             Scan::Ply(lo, hi) => format!("RangeScan: ply {lo}..={hi}"),
+            Scan::Board { placement, .. } => {
+                format!(
+                    "IndexScan: board {} (else its pieces)",
+                    placement_fen(placement)
+                )
+            }
             Scan::And(_) => "BitmapAnd".into(),
             Scan::Or(_) => "BitmapOr".into(),
             Scan::Not(_) => "BitmapNot".into(),
@@ -356,6 +378,15 @@ impl Scan {
             Scan::Or(xs) => Scan::Or(xs.iter().map(Scan::flip_colors).collect()),
             Scan::Not(x) => Scan::complement(x.flip_colors()),
             Scan::GamesWith(x) => Scan::games_with(x.flip_colors()),
+            Scan::Board {
+                placement,
+                otherwise,
+            } => Scan::Board {
+                placement: Box::new(std::array::from_fn(|i| {
+                    mirror_ranks(placement[(i + 6) % 12])
+                })),
+                otherwise: Box::new(otherwise.flip_colors()),
+            },
             Scan::All
             | Scan::Empty
             | Scan::Flag(_)
@@ -380,6 +411,7 @@ impl Scan {
         match self {
             Scan::And(xs) | Scan::Or(xs) => xs.iter().collect(),
             Scan::Not(x) | Scan::GamesWith(x) => vec![x],
+            Scan::Board { otherwise, .. } => vec![otherwise],
             Scan::All
             | Scan::Empty
             | Scan::Flag(_)
@@ -424,6 +456,35 @@ pub fn piece_names(pieces: u16) -> String {
     } else {
         format!("[{names}]")
     }
+}
+
+/// The board field of a FEN for a placement given piece by piece.
+pub fn placement_fen(placement: &[u64; 12]) -> String {
+    const NAMES: &[u8; 12] = b"PNBRQKpnbrqk";
+    let mut out = String::new();
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            let sq = rank * 8 + file;
+            match (0..12).find(|&i| placement[i] >> sq & 1 == 1) {
+                Some(i) => {
+                    if empty > 0 {
+                        out.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    out.push(char::from(NAMES[i]));
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            out.push('/');
+        }
+    }
+    out
 }
 
 /// `a1-h8`, `e4`, or a count of squares.

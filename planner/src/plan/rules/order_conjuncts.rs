@@ -43,6 +43,8 @@ pub fn cost(s: &Scan) -> u32 {
             6 + (pieces.count_ones() * squares.count_ones()).min(90)
         }
         Scan::Material(_) => 50,
+        // One board bitmap, or its pieces where the board is rare.
+        Scan::Board { .. } => 6,
         Scan::Ply(..) => 45,
         Scan::Flag(_) => 60,
         Scan::And(xs) => xs.iter().map(cost).min().unwrap_or(0),

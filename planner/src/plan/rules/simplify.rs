@@ -65,6 +65,7 @@ pub fn simplify(s: &Scan) -> Scan {
         }
         Scan::Not(x) => Scan::complement(simplify(x)),
         Scan::GamesWith(x) => Scan::games_with(simplify(x)),
+        Scan::Board { .. } => s.map_children(simplify),
         Scan::All
         | Scan::Empty
         | Scan::Flag(_)
