@@ -360,7 +360,15 @@ fn write_move(
     let san = match crec.mv.to_move() {
         None => "--".to_owned(),
         Some(m) => match chess_at(game, parent, cache) {
-            Some(pos) => SanPlus::from_move(pos, m).to_string(),
+            Some(mut pos) => {
+                // The child's position comes from playing the move (the next move's SAN needs
+                // it), cheaper than building it from the child's record.
+                let san = SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string();
+                if let Some(slot) = cache.get_mut(child as usize) {
+                    *slot = Some(pos);
+                }
+                san
+            }
             None => crec.mv.to_string(),
         },
     };

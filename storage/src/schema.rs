@@ -629,3 +629,18 @@ pub(crate) fn castle_side(king: Square, rook: Square) -> CastlingSide {
         CastlingSide::QueenSide
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The board hash is part of the stored format: segments key their board bitmaps by it,
+    /// so a changed function would silently leave every existing board bitmap unread (answers
+    /// stay right through the fallback, but slow). Changing it needs a schema version.
+    #[test]
+    fn board_hash_is_pinned() {
+        let start = Bitboards::of(&Board::new());
+        assert_eq!(start.board_hash(), 12_930_055_283_092_196_085);
+        assert_ne!(Bitboards::default().board_hash(), start.board_hash());
+    }
+}
