@@ -11,8 +11,8 @@
 use std::io::{self, Write};
 
 use cqldb_storage::CommentPlacement;
-use shakmaty::Chess;
-use shakmaty::san::SanPlus;
+use shakmaty::san::San;
+use shakmaty::{Chess, Position};
 
 use crate::eval::GameMatch;
 use crate::game::Game;
@@ -362,12 +362,22 @@ fn write_move(
         Some(m) => match chess_at(game, parent, cache) {
             Some(mut pos) => {
                 // The child's position comes from playing the move (the next move's SAN needs
-                // it), cheaper than building it from the child's record.
-                let san = SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string();
+                // it), cheaper than building it from the child's record. The suffix looks for
+                // legal moves only in check (shakmaty's `SanPlus` asks for the outcome, which
+                // generates them at every move).
+                let san = San::from_move(&pos, m);
+                pos.play_unchecked(m);
+                let suffix = if !pos.is_check() {
+                    ""
+                } else if pos.legal_moves().is_empty() {
+                    "#"
+                } else {
+                    "+"
+                };
                 if let Some(slot) = cache.get_mut(child as usize) {
                     *slot = Some(pos);
                 }
-                san
+                format!("{san}{suffix}")
             }
             None => crec.mv.to_string(),
         },
