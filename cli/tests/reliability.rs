@@ -637,27 +637,38 @@ fn appending_after_the_catalog_was_lost_or_damaged_keeps_every_game() {
     assert_eq!(info_games(&db), Ok(65));
 }
 
+/// The manifest's rename is the commit point: an append whose manifest cannot be written
+/// commits nothing and leaves no file behind, and readers never see its games.
 #[test]
-fn a_commit_whose_publication_fails_keeps_its_files() {
+fn an_append_whose_manifest_cannot_be_written_commits_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = two_segment_db(dir.path());
-    // The manifest's temporary name is taken by a directory: publishing fails after the
-    // commit landed in catalog.redb.
+    let before = snapshot(&db);
+    // The manifest's temporary name is taken by a directory: writing it fails after the
+    // segments went into catalog.redb.
     let blocker = db.join("catalog.manifest.tmp");
     std::fs::create_dir(&blocker).unwrap();
     let more = dir.path().join("more.pgn");
     std::fs::write(&more, games(5, 500)).unwrap();
     let out = cqldb(&["index", s(&more), "--db", s(&db), "-q"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("committed"));
-    // The commit is durable and its writer gone: readers see it at once (from catalog.redb,
-    // as the manifest lags); the next writer publishes it in the manifest.
-    assert_eq!(info_games(&db), Ok(65));
-    assert!(std::fs::read(db.join("catalog.manifest")).is_ok());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing was committed"));
+    assert_eq!(info_games(&db), Ok(60));
     std::fs::remove_dir(&blocker).unwrap();
-    let none = dir.path().join("none.pgn");
-    std::fs::write(&none, "").unwrap();
-    ok(&["index", s(&none), "--db", s(&db), "-q"]);
+    let segments = |snap: &BTreeMap<PathBuf, (u64, std::time::SystemTime, u32)>| -> Vec<PathBuf> {
+        snap.keys()
+            .filter(|p| p.to_string_lossy().contains("seg-"))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        segments(&snapshot(&db)),
+        segments(&before),
+        "its files are removed"
+    );
+    assert!(ok(&["check", "--db", s(&db)]).contains("all intact"));
+    // The next append commits, under new segment ids.
+    ok(&["index", s(&more), "--db", s(&db), "-q"]);
     assert_eq!(info_games(&db), Ok(65));
     assert!(ok(&["check", "--db", s(&db)]).contains("all intact"));
 }

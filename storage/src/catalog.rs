@@ -177,39 +177,7 @@ pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
             expected: SCHEMA_VERSION,
         });
     }
-    if manifest_orphaned(dir)
-        && let Ok((_, entries)) = read_redb_entries(dir)
-        && !lacks_segments(&entries, &m)
-    {
-        // A writer died between its redb commit and the publication: the commit is durable,
-        // so readers see it now (else it would appear only at the next append, and a user
-        // re-running the "failed" import would get its games twice).
-        return Ok(entries);
-    }
     Ok(m.segments)
-}
-
-/// Whether `catalog.redb` changed after the manifest was written while no writer is alive to
-/// publish it.
-fn manifest_orphaned(dir: &Path) -> bool {
-    let modified = |name: &str| std::fs::metadata(dir.join(name)).and_then(|m| m.modified());
-    let (Ok(redb), Ok(manifest)) = (modified(CATALOG_FILE), modified(MANIFEST_FILE)) else {
-        return false;
-    };
-    redb > manifest && !writer_alive(dir)
-}
-
-/// Whether the process named in the writer lock file still runs (true when that cannot be
-/// told: the manifest is then trusted, as a live writer publishes it).
-fn writer_alive(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(dir.join(LOCK_FILE)) else {
-        return false;
-    };
-    let Ok(pid) = text.trim().parse::<u32>() else {
-        return false;
-    };
-    let proc = Path::new("/proc");
-    pid == std::process::id() || !proc.join("self").exists() || proc.join(pid.to_string()).exists()
 }
 
 /// How long a reader of a database without a manifest waits for a writer's brief hold on the
@@ -262,14 +230,7 @@ fn take_lock(dir: &Path) -> Result<std::fs::File> {
         .open(&lock_path)
         .map_err(StorageError::io(&lock_path))?;
     match lock.try_lock() {
-        Ok(()) => {
-            // Who holds it, for readers deciding whether a lagging manifest will be published
-            // (best effort: without it readers wait for the publication as before).
-            use std::io::Write;
-            let _ = lock.set_len(0);
-            let _ = (&lock).write_all(std::process::id().to_string().as_bytes());
-            Ok(lock)
-        }
+        Ok(()) => Ok(lock),
         Err(std::fs::TryLockError::WouldBlock) => Err(StorageError::Locked(dir.to_owned())),
         Err(std::fs::TryLockError::Error(e)) => Err(StorageError::Io {
             path: lock_path,
@@ -383,17 +344,19 @@ impl CatalogWriter {
 
     /// A writer must not start from a `catalog.redb` that lost segments the manifest names
     /// (missing, emptied or replaced): it would publish the loss and remove their files. A
-    /// missing or empty one is rebuilt from the manifest; any other disagreement is an error
-    /// for `cqldb repair`.
+    /// missing or empty one is rebuilt from the manifest; any other loss is an error for
+    /// `cqldb repair`. Segments redb names beyond the manifest's belong to an append that
+    /// never published them (killed between the two writes): readers never saw them, so they
+    /// are not committed, and are taken out (their files go with the other leftovers).
     fn check_against_manifest(&self) -> Result<()> {
         let Ok(Some(m)) = Manifest::read(&self.dir) else {
             return Ok(());
         };
-        if m.segments.is_empty() {
-            return Ok(());
-        }
         let empty = std::fs::metadata(&self.path).map_or(true, |md| md.len() == 0);
         if empty {
+            if m.segments.is_empty() {
+                return Ok(());
+            }
             return rebuild_redb(&self.dir, &m);
         }
         let named = match guard::catch(&self.path, || read_redb_once(&self.path)) {
@@ -411,7 +374,38 @@ impl CatalogWriter {
                 self.path.display()
             )));
         }
+        let unpublished: Vec<u64> = named
+            .iter()
+            .filter(|n| !m.segments.iter().any(|s| s.id == n.id))
+            .map(|n| n.id)
+            .collect();
+        if !unpublished.is_empty() {
+            self.roll_back(&unpublished)?;
+        }
         Ok(())
+    }
+
+    /// Takes segments out of `catalog.redb` (an append whose publication did not happen). The
+    /// segment counter stays, so their ids are never given again.
+    pub fn roll_back(&self, ids: &[u64]) -> Result<()> {
+        guard::catch(&self.path, || {
+            let db = self.open()?;
+            let err = catalog_err(&self.path);
+            let txn = db.begin_write().map_err(|e| err(e.into()))?;
+            {
+                let mut segs = txn.open_table(SEGMENTS).map_err(|e| err(e.into()))?;
+                for &id in ids {
+                    segs.remove(id).map_err(|e| err(e.into()))?;
+                }
+            }
+            txn.commit().map_err(|e| err(e.into()))
+        })
+    }
+
+    /// Whether the manifest on disk names every segment of `ids` (`None` if it cannot be read).
+    pub fn published(&self, ids: &[u64]) -> Option<bool> {
+        let m = Manifest::read(&self.dir).ok()??;
+        Some(ids.iter().all(|id| m.segments.iter().any(|s| s.id == *id)))
     }
 
     /// Creates the tables of a new catalog.
@@ -478,11 +472,10 @@ impl CatalogWriter {
         })
     }
 
-    /// Adds segments in one atomic, durable transaction.
-    ///
-    /// Once this returns, the segments are committed, even if publishing them to the manifest
-    /// then fails (that is [`CatalogWriter::publish`]'s error; readers keep the previous state
-    /// until the next writer publishes).
+    /// Adds segments to `catalog.redb` in one atomic, durable transaction. They are committed
+    /// when [`CatalogWriter::publish`] then writes them to the manifest readers read: the
+    /// manifest's rename is the commit point (a writer finding segments in redb but not in the
+    /// manifest takes them out).
     pub fn commit(&self, added: &[SegmentEntry]) -> Result<()> {
         guard::catch(&self.path, || self.commit_redb(added))
     }
@@ -509,5 +502,35 @@ impl CatalogWriter {
         }
         txn.commit().map_err(|e| err(e.into()))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Segments in redb but not in the manifest were never committed: the next writer takes
+    /// them out and never gives their ids again; readers never saw them.
+    #[test]
+    fn an_unpublished_append_is_taken_out_by_the_next_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = SegmentEntry {
+            id: 1,
+            games: 1,
+            positions: 1,
+            ..SegmentEntry::default()
+        };
+        let w = CatalogWriter::open_or_create(dir.path()).unwrap();
+        w.commit(&[first]).unwrap();
+        w.publish().unwrap();
+        // Killed between the redb transaction and the manifest's rename.
+        w.commit(&[SegmentEntry { id: 2, ..first }]).unwrap();
+        drop(w);
+        assert_eq!(read_catalog(dir.path()).unwrap(), vec![first]);
+        let w = CatalogWriter::open_or_create(dir.path()).unwrap();
+        let (next, segments) = w.state().unwrap();
+        assert_eq!(segments, vec![first]);
+        assert_eq!(next, 3, "ids are never given again");
+        assert_eq!(read_catalog(dir.path()).unwrap(), vec![first]);
     }
 }

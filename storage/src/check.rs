@@ -59,11 +59,11 @@ pub fn check(dir: &Path) -> Vec<Finding> {
         (Ok(Some(m)), Ok((_, r))) => {
             let lagging = !crate::catalog::lacks_segments(r, m);
             if &m.segments != r && lagging {
-                // Not damage: a writer died between its commit and the publication, and
-                // readers read catalog.redb meanwhile.
+                // Not damage: a writer died between its redb transaction and the manifest's
+                // rename (the commit point).
                 out.push(finding(
                     dir.join(MANIFEST_FILE),
-                    "catalog manifest, behind catalog.redb after an interrupted append: readers read catalog.redb; the next append or `cqldb repair` updates it",
+                    "catalog manifest; catalog.redb also names segments of an append that stopped before committing them (readers never saw them): the next append or `cqldb repair` takes them out",
                     None,
                     true,
                 ));
@@ -71,7 +71,7 @@ pub fn check(dir: &Path) -> Vec<Finding> {
                 out.push(finding(
                     dir.join(MANIFEST_FILE),
                     "catalog manifest",
-                    Some("names other segments than catalog.redb (an append was interrupted; the next append or `cqldb repair` publishes catalog.redb's)".into()),
+                    Some("names segments catalog.redb lacks (replaced or rolled back; `cqldb repair` rebuilds catalog.redb from the manifest)".into()),
                     true,
                 ));
             }

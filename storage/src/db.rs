@@ -14,6 +14,7 @@ use crate::bitmap::BitmapKey;
 use crate::catalog::{CatalogWriter, FileChecks, SegmentEntry, read_catalog};
 use crate::columns::DecodedBlock;
 use crate::error::{Result, StorageError};
+use crate::manifest::MANIFEST_FILE;
 use crate::segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentBuilder};
 use crate::tags::{TagReader, TagWriter};
 
@@ -208,13 +209,28 @@ impl DbWriter {
         self.join_finisher()?;
         sync_dir(&self.dir)?;
         self.catalog.commit(&self.written)?;
-        // Committed: from here on nothing may remove the new files.
+        if let Err(e) = self.catalog.publish() {
+            let ids: Vec<u64> = self.written.iter().map(|s| s.id).collect();
+            return Err(match self.catalog.published(&ids) {
+                // The manifest was renamed into place before the error (a failed directory
+                // sync): committed, and nothing may remove the new files.
+                Some(true) | None => {
+                    self.committed = true;
+                    StorageError::Catalog(format!(
+                        "the games were committed, but making that durable failed ({e}); run `cqldb check`"
+                    ))
+                }
+                Some(false) => {
+                    // Not committed: readers never saw these segments. Taken out of redb so
+                    // that this writer's drop removes their files (else the next writer does).
+                    let _ = self.catalog.roll_back(&ids);
+                    StorageError::Catalog(format!(
+                        "writing {MANIFEST_FILE} failed ({e}): nothing was committed"
+                    ))
+                }
+            });
+        }
         self.committed = true;
-        self.catalog.publish().map_err(|e| {
-            StorageError::Catalog(format!(
-                "the games were committed, but writing the readers' catalog failed ({e}); readers find them in catalog.redb until the next append or `cqldb repair` writes it"
-            ))
-        })?;
         Ok(CommitSummary {
             segments: self.written.len() as u64,
             games: self.written.iter().map(|s| s.games).sum(),
