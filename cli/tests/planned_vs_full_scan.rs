@@ -409,11 +409,9 @@ fn plans_explain_their_stages() {
 #[test]
 fn fen_reads_the_board_index() {
     let f = fixture();
-    let explain = |q: &str| {
+    let run = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
-            .args(["explain", "--analyze", "--db"])
-            .arg(&f.db)
-            .args(["-cql", q])
+            .args(args)
             .output()
             .unwrap();
         assert!(
@@ -423,6 +421,8 @@ fn fen_reads_the_board_index() {
         );
         String::from_utf8(out.stdout).unwrap()
     };
+    let db = f.db.to_str().unwrap();
+    let explain = |q: &str| run(&["explain", "--analyze", "--db", db, "-cql", q]);
     let operators = |text: &str, name: &str| -> Vec<u64> {
         text.lines()
             .filter(|l| l.contains(name))
@@ -445,19 +445,17 @@ fn fen_reads_the_board_index() {
     );
     // A mate position of the corpus: in few games.
     let csv = f.work.join("mates.csv");
-    let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
-        .args(["cql", "--format", "csv", "-o"])
-        .arg(&csv)
-        .arg("--db")
-        .arg(&f.db)
-        .args(["-cql", "mate"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run(&[
+        "cql",
+        "--format",
+        "csv",
+        "-o",
+        csv.to_str().unwrap(),
+        "--db",
+        db,
+        "-cql",
+        "mate",
+    ]);
     let rows = std::fs::read_to_string(&csv).unwrap();
     let board = rows
         .lines()
