@@ -245,12 +245,7 @@ impl<'a> SegmentScan<'a> {
     /// The key of a placement's board bitmap, if the segment keeps one (it does for the
     /// placements repeated in it).
     fn board_key(&self, placement: &[u64; 12]) -> Option<BitmapKey> {
-        let mut bits = [0u64; 8];
-        for (i, &squares) in placement.iter().enumerate() {
-            bits[i / 6] |= squares;
-            bits[2 + i % 6] |= squares;
-        }
-        let key = BitmapKey::board(&Bitboards(bits));
+        let key = BitmapKey::board(&Bitboards::from_pieces(placement));
         self.seg.has_bitmap(key).then_some(key)
     }
 

@@ -242,9 +242,12 @@ fn take_lock(dir: &Path) -> Result<std::fs::File> {
 /// Whether a redb catalog naming `named` lacks a segment the manifest `m` names (its entry may
 /// differ, as an entry is updated in redb before the manifest is republished).
 pub(crate) fn lacks_segments(named: &[SegmentEntry], m: &Manifest) -> bool {
-    m.segments
-        .iter()
-        .any(|s| !named.iter().any(|n| n.id == s.id))
+    m.segments.iter().any(|s| !names(named, s.id))
+}
+
+/// Whether `entries` has the segment `id`.
+fn names(entries: &[SegmentEntry], id: u64) -> bool {
+    entries.iter().any(|e| e.id == id)
 }
 
 /// Writes a new `catalog.redb` holding `m`'s state: built under a temporary name and renamed
@@ -376,7 +379,7 @@ impl CatalogWriter {
         }
         let unpublished: Vec<u64> = named
             .iter()
-            .filter(|n| !m.segments.iter().any(|s| s.id == n.id))
+            .filter(|n| !names(&m.segments, n.id))
             .map(|n| n.id)
             .collect();
         if !unpublished.is_empty() {
@@ -405,7 +408,7 @@ impl CatalogWriter {
     /// Whether the manifest on disk names every segment of `ids` (`None` if it cannot be read).
     pub fn published(&self, ids: &[u64]) -> Option<bool> {
         let m = Manifest::read(&self.dir).ok()??;
-        Some(ids.iter().all(|id| m.segments.iter().any(|s| s.id == *id)))
+        Some(ids.iter().all(|&id| names(&m.segments, id)))
     }
 
     /// Creates the tables of a new catalog.

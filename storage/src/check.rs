@@ -57,23 +57,24 @@ pub fn check(dir: &Path) -> Vec<Finding> {
     ));
     let entries: Vec<SegmentEntry> = match (&manifest, &redb) {
         (Ok(Some(m)), Ok((_, r))) => {
-            let lagging = !crate::catalog::lacks_segments(r, m);
-            if &m.segments != r && lagging {
-                // Not damage: a writer died between its redb transaction and the manifest's
-                // rename (the commit point).
-                out.push(finding(
-                    dir.join(MANIFEST_FILE),
-                    "catalog manifest; catalog.redb also names segments of an append that stopped before committing them (readers never saw them): the next append or `cqldb repair` takes them out",
-                    None,
-                    true,
-                ));
-            } else if &m.segments != r {
-                out.push(finding(
-                    dir.join(MANIFEST_FILE),
-                    "catalog manifest",
-                    Some("names segments catalog.redb lacks (replaced or rolled back; `cqldb repair` rebuilds catalog.redb from the manifest)".into()),
-                    true,
-                ));
+            if &m.segments != r {
+                out.push(if crate::catalog::lacks_segments(r, m) {
+                    finding(
+                        dir.join(MANIFEST_FILE),
+                        "catalog manifest",
+                        Some("names segments catalog.redb lacks (replaced or rolled back; `cqldb repair` rebuilds catalog.redb from the manifest)".into()),
+                        true,
+                    )
+                } else {
+                    // Not damage: a writer died between its redb transaction and the
+                    // manifest's rename (the commit point).
+                    finding(
+                        dir.join(MANIFEST_FILE),
+                        "catalog manifest; catalog.redb also names segments of an append that stopped before committing them (readers never saw them): the next append or `cqldb repair` takes them out",
+                        None,
+                        true,
+                    )
+                });
             }
             r.clone()
         }

@@ -367,6 +367,17 @@ impl Bitboards {
         Self(out)
     }
 
+    /// The bitboards of a placement given piece by piece: white P N B R Q K, then black (the
+    /// order of CQL's piece designators).
+    pub fn from_pieces(pieces: &[u64; 12]) -> Self {
+        let mut out = [0u64; 8];
+        for (i, &squares) in pieces.iter().enumerate() {
+            out[i / 6] |= squares;
+            out[2 + i % 6] |= squares;
+        }
+        Self(out)
+    }
+
     /// Squares holding pieces of this colour.
     pub fn by_color(&self, color: Color) -> Bitboard {
         Bitboard(self.0[color as usize ^ 1])
@@ -642,5 +653,15 @@ mod tests {
         let start = Bitboards::of(&Board::new());
         assert_eq!(start.board_hash(), 12_930_055_283_092_196_085);
         assert_ne!(Bitboards::default().board_hash(), start.board_hash());
+        let by_piece: [u64; 12] = std::array::from_fn(|i| {
+            let color = Color::from_white(i < 6);
+            start
+                .by_piece(Piece {
+                    color,
+                    role: Role::ALL[i % 6],
+                })
+                .0
+        });
+        assert_eq!(Bitboards::from_pieces(&by_piece), start);
     }
 }

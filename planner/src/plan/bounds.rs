@@ -245,11 +245,13 @@ fn tag(field: &TagField, needle: &str) -> Bounds {
 fn fen(cells: &[u8]) -> Bounds {
     let mut scan = Scan::All;
     let mut counts = [0i64; 12];
+    let mut placement = [0u64; 12];
     let mut wildcard = false;
     for (sq, &c) in cells.iter().enumerate() {
         match c {
             0..12 => {
                 counts[usize::from(c)] += 1;
+                placement[usize::from(c)] |= 1 << sq;
                 let piece = Scan::Pieces {
                     pieces: 1 << c,
                     squares: 1 << sq,
@@ -277,12 +279,6 @@ fn fen(cells: &[u8]) -> Bounds {
             })
             .collect(),
     );
-    let mut placement = [0u64; 12];
-    for (sq, &c) in cells.iter().enumerate() {
-        if let Some(bits) = placement.get_mut(usize::from(c)) {
-            *bits |= 1 << sq;
-        }
-    }
     Bounds::exact(Scan::Board {
         placement: Box::new(placement),
         otherwise: Box::new(Scan::and(scan, material)),
