@@ -14,6 +14,9 @@ use cqldb_planner::plan::rules::{Draft, RULES, Rule, optimize_with};
 use cqldb_planner::plan::{PhysicalPlan, Scan};
 use proptest::prelude::*;
 
+mod common;
+use common::{ok, s};
+
 /// The optimizer's rules but `skip_unselective`, so that broad scans are checked too (the full
 /// rule set would run them as full scans).
 fn pruning_rules() -> Vec<&'static dyn Rule> {
@@ -409,20 +412,8 @@ fn plans_explain_their_stages() {
 #[test]
 fn fen_reads_the_board_index() {
     let f = fixture();
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let db = f.db.to_str().unwrap();
-    let explain = |q: &str| run(&["explain", "--analyze", "--db", db, "-cql", q]);
+    let db = s(&f.db);
+    let explain = |q: &str| ok(&["explain", "--analyze", "--db", db, "-cql", q]);
     let operators = |text: &str, name: &str| -> Vec<u64> {
         text.lines()
             .filter(|l| l.contains(name))
@@ -445,12 +436,12 @@ fn fen_reads_the_board_index() {
     );
     // A mate position of the corpus: in few games.
     let csv = f.work.join("mates.csv");
-    run(&[
+    ok(&[
         "cql",
         "--format",
         "csv",
         "-o",
-        csv.to_str().unwrap(),
+        s(&csv),
         "--db",
         db,
         "-cql",
