@@ -547,7 +547,8 @@ fn gtql_over_games_agrees() {
 }
 
 /// Cases a review found where the index could have missed games: a game tagged `*` whose
-/// movetext ends decisively (indexed by its marker), and a tag word too long to be indexed.
+/// movetext ends decisively (indexed by its marker), a Result tag that is not exactly a
+/// result's spelling, a repeated Result tag, and a tag word too long to be indexed.
 #[test]
 fn index_edge_cases_agree() {
     let tmp = tempfile::tempdir().unwrap();
@@ -561,7 +562,9 @@ fn index_edge_cases_agree() {
              [Event \"c\"]\n[White \"First\"]\n[White \"Second Name\"]\n\n1. e4 *\n\n\
              [Event \"d\"]\n[white \"Lower Name\"]\n[Black \"O'Kelly, A.\"]\n\n1. d4 *\n\n\
              [Event \"e\"]\n[White \"{word255}\"]\n\n1. e4 (1. d4 d5 (1... Nf6)) e5 *\n\n\
-             [White \"A\"]\n{{note}}\n[Black \"Carlsen\"]\n\n1. e4 *\n",
+             [White \"A\"]\n{{note}}\n[Black \"Carlsen\"]\n\n1. e4 *\n\n\
+             [Event \"f\"]\n[Result \" 0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+             [Event \"g\"]\n[Result \"1/2-1/2\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n",
             word255 = "A".repeat(255)
         ),
     )
@@ -572,6 +575,13 @@ fn index_edge_cases_agree() {
         "cql() result * mate",
         "cql(result *) mate",
         "cql() result 1-0 mate",
+        // A Result tag that is not exactly a result's spelling, and a repeated one.
+        "cql() result 0-1",
+        "cql() not result 0-1",
+        "cql() result 1/2-1/2",
+        "cql(result 1-0) true",
+        "cql() not result *",
+        "cql() result 0-1 or result 1-0",
         "cql() player white \"xyz\"",
         "cql() player white \"qqq\" mate",
         "cql() player white \"Name\"",

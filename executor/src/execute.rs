@@ -142,7 +142,8 @@ type Candidates<'d> = (
     Option<roaring::RoaringBitmap>,
 );
 
-/// The index scans of every segment: the candidate games.
+/// The index scans of every segment: the candidate games. Segments are scanned in parallel;
+/// each operator's measurements are summed over them (its time is then CPU time).
 fn candidates<'d>(
     db: &'d Database,
     plan: &PhysicalPlan,
@@ -153,35 +154,64 @@ fn candidates<'d>(
     let mut first = 1u64;
     for (entry, seg) in db.segments() {
         stats.games += entry.games;
-        let candidates = match &plan.candidates {
-            None => None,
-            Some(scan) => {
-                let mut s = crate::scan::SegmentScan::new(seg, first);
-                s.count_games = analyze;
-                // A tag index that cannot be read (an older version) only costs the pruning:
-                // tag scans then give every game.
-                if scan.uses_tags() {
-                    s.tags = db.tag_reader(entry).ok();
-                }
-                let games = s.eval_games(scan, &mut stats.scans)?;
-                if let Some(top) = stats.scans.first_mut()
-                    && !analyze
-                {
-                    top.games += games.len();
-                }
-                if s.inexact {
-                    // No bound here: every game of the segment is evaluated.
-                    stats.inexact = true;
-                    None
-                } else {
-                    Some(games)
-                }
-            }
-        };
-        segments.push((first, seg, candidates));
+        segments.push((first, entry, seg));
         first += entry.games;
     }
-    Ok(segments)
+    let Some(scan) = &plan.candidates else {
+        return Ok(segments
+            .into_iter()
+            .map(|(first, _, seg)| (first, seg, None))
+            .collect());
+    };
+    let scanned: Vec<cqldb_storage::Result<SegmentCandidates>> = segments
+        .par_iter()
+        .map(|&(first, entry, seg)| {
+            let mut s = crate::scan::SegmentScan::new(seg, first);
+            s.count_games = analyze;
+            // A tag index that cannot be read (an older version) only costs the pruning: tag
+            // scans then give every game.
+            if scan.uses_tags() {
+                s.tags = db.tag_reader(entry).ok();
+            }
+            let mut ops = Vec::new();
+            let games = s.eval_games(scan, &mut ops)?;
+            if let Some(top) = ops.first_mut()
+                && !analyze
+            {
+                top.games += games.len();
+            }
+            Ok(SegmentCandidates {
+                games,
+                ops,
+                inexact: s.inexact,
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(segments.len());
+    for ((first, _, seg), found) in segments.into_iter().zip(scanned) {
+        let found = found?;
+        if stats.scans.len() < found.ops.len() {
+            stats.scans.resize(found.ops.len(), OpStats::default());
+        }
+        for (total, op) in stats.scans.iter_mut().zip(&found.ops) {
+            total.positions += op.positions;
+            total.games += op.games;
+            total.micros += op.micros;
+        }
+        // No bound where a scan was inexact: every game of the segment is evaluated.
+        stats.inexact |= found.inexact;
+        out.push((first, seg, (!found.inexact).then_some(found.games)));
+    }
+    Ok(out)
+}
+
+/// What the index scans found in one segment.
+struct SegmentCandidates {
+    games: roaring::RoaringBitmap,
+    /// Each operator's measurements, in pre-order.
+    ops: Vec<OpStats>,
+    /// Whether some scan could not be answered exactly (see `SegmentScan::inexact`).
+    inexact: bool,
 }
 
 /// The plan over an index: the candidates, then the residual on them (or the candidates as the

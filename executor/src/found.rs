@@ -266,35 +266,59 @@ fn games_of(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
             .map(|g| g as u32)
             .collect();
     }
-    // Jumping past a game's remaining positions costs a search in the set, stepping over them
-    // one each: measured, a jump pays as soon as the set likely holds one of them (the set's
-    // density times the game's remaining length).
-    let jump_beyond = (JUMP_COST * f64::from(total) / positions.len().max(1) as f64) as u64;
+    sparse_games_of::<BATCH>(starts, positions)
+}
+
+/// [`games_of`] by walking the set: it is read `B` members at a time (roaring decodes a batch
+/// far faster than it steps one member at a time); within a batch, a game's remaining members
+/// are passed by a galloping search, and a game that outlasts the batch is left with one jump
+/// of the iterator.
+fn sparse_games_of<const B: usize>(starts: &[u32], positions: &RoaringBitmap) -> RoaringBitmap {
+    let n = starts.len().saturating_sub(1);
     let mut found = Vec::new();
     let mut it = positions.iter();
+    let mut buf = [0u32; B];
     let mut g = 0usize;
-    let mut next = it.next();
-    while let Some(p) = next {
-        g = game_at(starts, g, p);
-        if g >= n {
+    loop {
+        let batch = it.next_many(&mut buf);
+        let k = batch.len();
+        if k == 0 {
             break;
         }
-        found.push(g as u32);
-        let end = starts[g + 1];
-        if u64::from(end - p) > jump_beyond {
-            it.advance_to(end);
-            next = it.next();
-        } else {
-            next = it.by_ref().find(|&q| q >= end);
+        let mut i = 0;
+        while i < k {
+            g = game_at(starts, g, batch[i]);
+            if g >= n {
+                return RoaringBitmap::from_sorted_iter(found).unwrap_or_default();
+            }
+            found.push(g as u32);
+            let end = starts[g + 1];
+            if batch[k - 1] < end {
+                it.advance_to(end);
+                break;
+            }
+            i += first_at_or_after(&batch[i..], end);
         }
     }
     // Ascending and distinct by construction.
     RoaringBitmap::from_sorted_iter(found).unwrap_or_default()
 }
 
-/// What a jump in a position set costs, in steps over its members (measured on the 256k-game
-/// database: stepping over more than about one member is already slower).
-const JUMP_COST: f64 = 0.5;
+/// Members of a position set decoded at a time by [`games_of`].
+const BATCH: usize = 512;
+
+/// The index of the first element of `xs` (ascending, its last element `>= x`) that is at least
+/// `x`, searched outwards from the front: a game usually holds few of a set's members.
+fn first_at_or_after(xs: &[u32], x: u32) -> usize {
+    let mut lo = 0usize;
+    let mut step = 1usize;
+    while step < xs.len() && xs[step] < x {
+        lo = step;
+        step *= 2;
+    }
+    let hi = step.min(xs.len());
+    lo + xs[lo..hi].partition_point(|&q| q < x)
+}
 
 /// The last game from `g` on that starts at or before `p` (`starts` ascending, `starts[g] <=
 /// p`): searched outwards from `g`, since the next game holding a position is usually near.
@@ -319,7 +343,7 @@ mod tests {
         #[test]
         fn games_of_names_every_game_with_a_position(
             lens in proptest::collection::vec(0u32..40, 0..60),
-            picks in proptest::collection::vec(any::<u32>(), 0..200),
+            picks in proptest::collection::vec(any::<u32>(), 0..400),
         ) {
             let mut starts = vec![0u32];
             for l in &lens {
@@ -332,7 +356,9 @@ mod tests {
                 .filter(|&g| (starts[g]..starts[g + 1]).any(|p| positions.contains(p)))
                 .map(|g| g as u32)
                 .collect();
-            prop_assert_eq!(games_of(&starts, &positions), naive);
+            prop_assert_eq!(&games_of(&starts, &positions), &naive);
+            prop_assert_eq!(&sparse_games_of::<3>(&starts, &positions), &naive);
+            prop_assert_eq!(sparse_games_of::<1>(&starts, &positions), naive);
         }
     }
 

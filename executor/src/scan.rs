@@ -80,14 +80,29 @@ impl<'a> SegmentScan<'a> {
         let found = match scan {
             Scan::All => Found::ALL,
             Scan::Empty => Found::positions(RoaringBitmap::new()),
-            Scan::Flag(f) => Found::positions(self.seg.bitmap(BitmapKey::flag(flag(*f)))?),
+            Scan::Flag(f) => {
+                let p = self.seg.bitmap(BitmapKey::flag(flag(*f)))?;
+                // The main line of a segment without variations is every position: kept as
+                // "all", an `and` with it costs nothing.
+                if p.len() == u64::from(self.layout.universe_len()) {
+                    Found::ALL
+                } else {
+                    Found::positions(p)
+                }
+            }
             Scan::Pieces { pieces, squares } => Found::positions(self.pieces(*pieces, *squares)?),
             Scan::Material(tests) => Found::positions(self.material(tests)?),
             Scan::GameNumbers(lo, hi) => Found::games(self.game_numbers(*lo, *hi)),
-            Scan::GameResult(r) => Found::games(
-                self.seg
-                    .bitmap(BitmapKey::Result(GameResult::from_pgn(r)))?,
-            ),
+            Scan::GameResult(r) => {
+                let key = BitmapKey::ResultTag(GameResult::from_pgn(r));
+                if self.seg.has_bitmap(key) {
+                    Found::games(self.seg.bitmap(key)?)
+                } else {
+                    // A segment from before the Result tag's bitmaps: its games are all read.
+                    self.inexact = true;
+                    Found::ALL
+                }
+            }
             Scan::GameTag { tag, needle } => {
                 let seg = self.seg;
                 let games_of = |v: u32| seg.bitmap(BitmapKey::TagValue(v));
@@ -191,6 +206,12 @@ impl<'a> SegmentScan<'a> {
                 continue;
             }
             let s = self.eval_at(&xs[i], stats, &mut at)?;
+            // roaring intersects two run containers range by range, far slower than a word-wise
+            // intersection of plain containers: the running set drops its runs before an
+            // intersection (once: what comes out of one is plain).
+            if let (Some(p), Some(_)) = (acc.positions.as_mut(), s.positions.as_ref()) {
+                p.remove_run_compression();
+            }
             acc = acc.and(s);
         }
         *index = end;
@@ -205,7 +226,7 @@ impl<'a> SegmentScan<'a> {
             Scan::GameNumbers(..) | Scan::GameTag { .. } => Some(0),
             Scan::GameResult(r) => Some(
                 self.seg
-                    .bitmap_bytes(BitmapKey::Result(GameResult::from_pgn(r))),
+                    .bitmap_bytes(BitmapKey::ResultTag(GameResult::from_pgn(r))),
             ),
             Scan::Flag(f) => Some(self.seg.bitmap_bytes(BitmapKey::flag(flag(*f)))),
             Scan::Pieces { pieces, squares } => Some(

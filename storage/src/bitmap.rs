@@ -32,8 +32,13 @@ pub enum BitmapKey {
     Flag(u8),
     /// Positions with this material.
     Material(MaterialSignature),
-    /// Games with this result.
+    /// Games with this result: from the `Result` tag, or from the termination marker of a
+    /// game whose tag is missing or not a result.
     Result(GameResult),
+    /// Games whose first `Result` tag is exactly this result's PGN spelling (`*` for
+    /// [`GameResult::Unknown`]): what CQL's `result` tests. A segment written since these
+    /// exist has all four, empty ones included: a segment without them predates them.
+    ResultTag(GameResult),
     /// Games from this year.
     Year(u16),
     /// Games with this ECO code (packed as in [`GameMeta::eco`]).
@@ -63,7 +68,12 @@ impl BitmapKey {
     pub fn is_game_key(&self) -> bool {
         matches!(
             self,
-            Self::Result(_) | Self::Year(_) | Self::Eco(_) | Self::EloBand(..) | Self::TagValue(_)
+            Self::Result(_)
+                | Self::ResultTag(_)
+                | Self::Year(_)
+                | Self::Eco(_)
+                | Self::EloBand(..)
+                | Self::TagValue(_)
         )
     }
 
@@ -92,6 +102,7 @@ impl BitmapKey {
             Self::Flag(b) => (2, u64::from(b)),
             Self::Material(m) => (3, m.0),
             Self::Result(r) => (4, r as u64),
+            Self::ResultTag(r) => (4, RESULT_TAG | r as u64),
             Self::Year(y) => (5, u64::from(y)),
             Self::Eco(e) => (6, u64::from(e)),
             Self::EloBand(c, b) => (7, (c as u64) << 16 | u64::from(b)),
@@ -113,6 +124,7 @@ impl BitmapKey {
             ),
             2 => Self::Flag(v as u8),
             3 => Self::Material(MaterialSignature(v)),
+            4 if v & RESULT_TAG != 0 => Self::ResultTag(GameResult::from_u8(v as u8)),
             4 => Self::Result(GameResult::from_u8(v as u8)),
             5 => Self::Year(v as u16),
             6 => Self::Eco(v as u16),
@@ -124,6 +136,17 @@ impl BitmapKey {
         })
     }
 }
+
+/// Marks a [`BitmapKey::ResultTag`] among the result keys.
+const RESULT_TAG: u64 = 0x100;
+
+/// Every result, in key order.
+const RESULTS: [GameResult; 4] = [
+    GameResult::Unknown,
+    GameResult::WhiteWins,
+    GameResult::BlackWins,
+    GameResult::Draw,
+];
 
 /// The bit of a move-feature bitmap key: reaching features first, leaving ones from 32.
 pub fn move_bit(side: MoveSide, feature_bit: u8) -> u8 {
@@ -178,11 +201,16 @@ impl BitmapBuilder {
         self.batches.push((base, runs));
     }
 
-    /// Adds a game (segment-local number `game`).
-    pub fn push_game(&mut self, game: u32, meta: &GameMeta) {
+    /// Adds a game (segment-local number `game`) with its tags.
+    pub fn push_game(&mut self, game: u32, meta: &GameMeta, tags: &[(String, String)]) {
         let mut add =
             |key: BitmapKey| push_run(self.other.entry(key.to_u64()).or_default(), game, game + 1);
         add(BitmapKey::Result(meta.result));
+        let result_tag = tags.iter().find(|(name, _)| name == "Result");
+        if let Some(r) = result_tag.and_then(|(_, v)| RESULTS.into_iter().find(|r| r.as_pgn() == v))
+        {
+            add(BitmapKey::ResultTag(r));
+        }
         if meta.year > 0 {
             add(BitmapKey::Year(meta.year));
         }
@@ -236,6 +264,12 @@ impl BitmapBuilder {
             BitmapKey::MOVES_MARKER.to_u64(),
             serialize_runs_with(&[], &mut buffers),
         ));
+        for r in RESULTS {
+            let key = BitmapKey::ResultTag(r).to_u64();
+            if !entries.iter().any(|(k, _)| *k == key) {
+                entries.push((key, serialize_runs_with(&[], &mut buffers)));
+            }
+        }
         entries.sort_unstable_by_key(|(k, _)| *k);
         entries.into_iter().unzip()
     }
@@ -417,6 +451,48 @@ mod tests {
         }
         let k = BitmapKey::board(&Bitboards::default());
         assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
+    }
+
+    #[test]
+    fn result_tag_bitmaps_hold_exact_spellings_and_always_exist() {
+        for r in RESULTS {
+            let k = BitmapKey::ResultTag(r);
+            assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
+            assert_ne!(k.to_u64(), BitmapKey::Result(r).to_u64());
+            assert!(k.is_game_key());
+        }
+        let meta = GameMeta {
+            result: GameResult::BlackWins,
+            year: 0,
+            eco: 0,
+            white_elo: 0,
+            black_elo: 0,
+        };
+        let tag = |v: &str| vec![("Result".to_owned(), v.to_owned())];
+        let mut b = BitmapBuilder::default();
+        b.push_game(0, &meta, &tag("0-1"));
+        // Not CQL's `0-1`: an indexed result, but no exact tag.
+        b.push_game(1, &meta, &tag(" 0-1"));
+        b.push_game(2, &meta, &[]);
+        // The first tag counts.
+        let mut two = tag("*");
+        two.extend(tag("0-1"));
+        b.push_game(3, &meta, &two);
+        let (keys, blobs) = b.finish();
+        let get = |k: BitmapKey| {
+            let i = keys.iter().position(|&x| x == k.to_u64()).expect("key");
+            RoaringBitmap::deserialize_from(blobs[i].as_slice()).unwrap()
+        };
+        let games = |b: RoaringBitmap| b.iter().collect::<Vec<_>>();
+        assert_eq!(games(get(BitmapKey::ResultTag(GameResult::BlackWins))), [0]);
+        assert_eq!(games(get(BitmapKey::ResultTag(GameResult::Unknown))), [3]);
+        assert!(get(BitmapKey::ResultTag(GameResult::Draw)).is_empty());
+        assert!(get(BitmapKey::ResultTag(GameResult::WhiteWins)).is_empty());
+        assert_eq!(
+            games(get(BitmapKey::Result(GameResult::BlackWins))),
+            [0, 1, 2, 3]
+        );
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -275,7 +275,8 @@ impl SegmentBuilder {
             g.black_elo.push(game.meta.black_elo);
             g.issues.push(game.issues);
             g.detached_variations.push(game.detached_variations);
-            self.bitmaps.push_game(first_game + i as u32, &game.meta);
+            self.bitmaps
+                .push_game(first_game + i as u32, &game.meta, &game.tags);
         }
         self.data
             .issues

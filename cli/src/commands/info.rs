@@ -30,6 +30,7 @@ pub fn render(db: &Database) -> Result<String> {
                 BitmapKey::Move(b) if b < 32 => 3,
                 BitmapKey::Move(_) => 4,
                 BitmapKey::Result(_)
+                | BitmapKey::ResultTag(_)
                 | BitmapKey::Year(_)
                 | BitmapKey::Eco(_)
                 | BitmapKey::EloBand(..)

@@ -130,14 +130,8 @@ pub fn bounds(n: &Node) -> Bounds {
             upper: Scan::games_with(bounds(f).upper),
             lower: Scan::Empty,
         },
-        // The Result tag equals `r`; the result bitmap also counts a game without the tag by
-        // its termination marker, so it is only an upper bound, and for `*` not even that (a
-        // game tagged `*` is indexed by its marker, which may be decisive).
-        Result(r) if r != "*" => Bounds {
-            upper: Scan::GameResult(r.clone()),
-            lower: Scan::Empty,
-        },
-        Result(_) => Bounds::unknown(),
+        // Games whose Result tag is exactly `r`: a game bitmap.
+        Result(r) => Bounds::exact(Scan::GameResult(r.clone())),
         Tag(field, Some(needle)) => tag(field, needle),
         Fen(cells) => fen(cells),
         Dash(d) => move_bounds::dash(d),

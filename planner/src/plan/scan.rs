@@ -173,7 +173,8 @@ pub enum Scan {
     Material(Vec<MaterialTest>),
     /// The positions of games numbered `lo..=hi` (numbers from 1 across the database).
     GameNumbers(i64, i64),
-    /// The positions of games whose result is this (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    /// The positions of games whose (first) `Result` tag is exactly this (`1-0`, `0-1`,
+    /// `1/2-1/2`, `*`), as CQL's `result` filter tests.
     GameResult(String),
     /// The positions of games whose tag `tag` may contain `needle` (the tag index's words;
     /// a superset), or of every game when the index keeps no words for that tag.

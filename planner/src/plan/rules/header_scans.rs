@@ -3,9 +3,8 @@
 use super::{Draft, Rule};
 use crate::plan::Scan;
 
-/// `gamenumber N M` (header or command line) becomes a scan of those games' positions, exact;
-/// `result R` a scan of the games with that result, an upper bound only (the index counts a
-/// game without a Result tag by its termination marker, the filter by the tag alone).
+/// `gamenumber N M` (header or command line) becomes a scan of those games' positions, and
+/// `result R` a scan of the games whose Result tag is `R`; both exact.
 pub struct HeaderScans;
 
 impl Rule for HeaderScans {
@@ -25,20 +24,11 @@ impl Rule for HeaderScans {
             d.lower = Scan::and(games, std::mem::replace(&mut d.lower, Scan::All));
             notes.push(format!("gamenumber {lo}..={hi}"));
         }
-        match h.result.as_deref() {
-            // `*` has no sound scan (a game tagged `*` is indexed by its termination marker):
-            // the residual decides, so the plan is not exact.
-            Some("*") => {
-                d.lower = Scan::Empty;
-                notes.push("result * left to the residual".to_owned());
-            }
-            Some(r) => {
-                let games = Scan::GameResult(r.to_owned());
-                d.upper = Scan::and(games, std::mem::replace(&mut d.upper, Scan::All));
-                d.lower = Scan::Empty;
-                notes.push(format!("result {r}"));
-            }
-            None => {}
+        if let Some(r) = h.result.as_deref() {
+            let games = Scan::GameResult(r.to_owned());
+            d.upper = Scan::and(games.clone(), std::mem::replace(&mut d.upper, Scan::All));
+            d.lower = Scan::and(games, std::mem::replace(&mut d.lower, Scan::All));
+            notes.push(format!("result {r}"));
         }
         (!notes.is_empty()).then(|| format!("header filters: {}", notes.join(", ")))
     }
@@ -52,6 +42,8 @@ mod tests {
     #[test]
     fn gamenumber_and_result() {
         let mut d = draft_src("cql(gamenumber 3 9 result 1-0) mate");
+        // As the body's bounds leave them for an exact body.
+        d.lower = Scan::All;
         assert!(HeaderScans.apply(&mut d).is_some());
         assert_eq!(
             d.upper,
@@ -60,7 +52,12 @@ mod tests {
                 Scan::GameNumbers(3, 9)
             ])
         );
-        assert_eq!(d.lower, Scan::Empty);
+        assert_eq!(d.lower, d.upper);
+        let mut d = draft_src("cql(result *) mate");
+        d.lower = Scan::All;
+        assert!(HeaderScans.apply(&mut d).is_some());
+        assert_eq!(d.upper, Scan::GameResult("*".into()));
+        assert_eq!(d.lower, d.upper);
         let mut d = draft_src("cql() mate");
         assert!(HeaderScans.apply(&mut d).is_none());
     }
