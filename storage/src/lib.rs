@@ -34,6 +34,7 @@ pub mod replay;
 pub mod runs;
 pub mod schema;
 pub mod segment;
+pub mod tag_words;
 pub mod tags;
 
 pub use batch::{BatchEncoder, EncodedBatch, encode_batch};

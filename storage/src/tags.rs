@@ -25,6 +25,7 @@ use tantivy::{Index, IndexWriter, Searcher, TantivyDocument};
 
 use crate::error::{Result, StorageError};
 use crate::schema::{GameMeta, GameResult};
+use crate::tag_words::{Placement, WordList};
 
 /// How deep parentheses may nest in a tag query.
 pub const MAX_NESTING: usize = 200;
@@ -200,6 +201,8 @@ pub struct TagReader {
     /// One searcher for the reader's life: a segment's tag index never changes once written,
     /// and opening a reader per search (with its reload watcher) cost more than the search.
     searcher: Searcher,
+    /// Each text field's words, read on the first search inside words.
+    words: [std::sync::OnceLock<WordList>; TEXT_TAGS.len()],
 }
 
 impl TagReader {
@@ -240,6 +243,7 @@ impl TagReader {
             index,
             fields,
             searcher,
+            words: Default::default(),
         })
     }
 
@@ -316,7 +320,7 @@ impl TagReader {
     /// every word the needle has whole (delimited inside the needle on both sides); a word at
     /// the needle's start may be the end of a longer word, one at its end the start of one, and
     /// a needle of one word may sit anywhere in a word: exact terms for the first kind, term
-    /// regexes for the others, all required in the same value; and every value with a word too
+    /// sets of the words that fit for the others ([`WordList`]), all required in the same value; and every value with a word too
     /// long to be indexed. The values found are then checked as stored (name and substring).
     pub fn games_containing(
         &self,
@@ -335,7 +339,7 @@ impl TagReader {
         needle: &str,
         games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
     ) -> Result<Option<RoaringBitmap>> {
-        use tantivy::query::{BooleanQuery, Query, TermQuery};
+        use tantivy::query::{BooleanQuery, Query, TermQuery, TermSetQuery};
         use tantivy::schema::IndexRecordOption;
         use tantivy::tokenizer::TokenStream;
         let Some(i) = TEXT_TAGS.iter().position(|t| *t == tag) else {
@@ -347,17 +351,19 @@ impl TagReader {
         let mut parts: Vec<(tantivy::query::Occur, Box<dyn Query>)> = Vec::new();
         while stream.advance() {
             let t = stream.token();
-            let word = regex::escape(&t.text);
-            let (open_left, open_right) = (t.offset_from == 0, t.offset_to == needle.len());
-            let q: Box<dyn Query> = match (open_left, open_right) {
-                (false, false) => Box::new(TermQuery::new(
-                    tantivy::Term::from_field_text(field, &t.text),
-                    IndexRecordOption::Basic,
-                )),
-                (true, false) => Box::new(regex_query(&format!(".*{word}"), field)?),
-                (false, true) => Box::new(regex_query(&format!("{word}.*"), field)?),
-                (true, true) => Box::new(regex_query(&format!(".*{word}.*"), field)?),
-            };
+            let q: Box<dyn Query> =
+                match Placement::of(t.offset_from == 0, t.offset_to == needle.len()) {
+                    Placement::Whole => Box::new(TermQuery::new(
+                        tantivy::Term::from_field_text(field, &t.text),
+                        IndexRecordOption::Basic,
+                    )),
+                    placement => Box::new(TermSetQuery::new(
+                        self.words(i, field)?
+                            .matching(&t.text, placement)
+                            .into_iter()
+                            .map(|w| tantivy::Term::from_field_text(field, w)),
+                    )),
+                };
             parts.push((tantivy::query::Occur::Must, q));
         }
         if parts.is_empty() {
@@ -394,32 +400,16 @@ impl TagReader {
             &holds_needle,
         )?))
     }
-}
 
-/// A term-pattern query, compiled once per process: every segment's tag index is searched
-/// with the same patterns, and compiling one (its automaton) cost more than a segment's search.
-fn regex_query(pattern: &str, field: tantivy::schema::Field) -> Result<tantivy::query::RegexQuery> {
-    use std::sync::Mutex;
-    type Compiled = Vec<(String, tantivy::schema::Field, tantivy::query::RegexQuery)>;
-    /// Patterns kept; the oldest go first.
-    const KEPT: usize = 64;
-    static CACHE: Mutex<Compiled> = Mutex::new(Vec::new());
-    let cached = |c: &Compiled| {
-        c.iter()
-            .find(|(p, f, _)| p == pattern && *f == field)
-            .map(|(_, _, q)| q.clone())
-    };
-    if let Some(q) = CACHE.lock().ok().as_deref().and_then(cached) {
-        return Ok(q);
-    }
-    let q = tantivy::query::RegexQuery::from_pattern(pattern, field)?;
-    if let Ok(mut c) = CACHE.lock() {
-        if c.len() >= KEPT {
-            c.remove(0);
+    /// The words of text field `i` (`field`), read on first use.
+    fn words(&self, i: usize, field: Field) -> Result<&WordList> {
+        let cell = &self.words[i];
+        if let Some(w) = cell.get() {
+            return Ok(w);
         }
-        c.push((pattern.to_string(), field, q.clone()));
+        let words = WordList::read(&self.searcher, field)?;
+        Ok(cell.get_or_init(|| words))
     }
-    Ok(q)
 }
 
 /// A directory that reads and never writes or locks: a segment's tag index is immutable once

@@ -1,0 +1,169 @@
+//! The distinct words of one tag field of a segment's tag index, held in memory for searches
+//! *inside* words.
+//!
+//! CQL's `player "arlse"` must find a value whose words merely contain the needle's words: a
+//! word at the needle's start may end a longer word, one at its end may begin one. tantivy
+//! answers such a pattern with an automaton walked over the field's whole term dictionary, which
+//! cost about a millisecond per segment and field, every query. Here the words are read once per
+//! open tag index and kept as one byte string; a pattern is a `memchr::memmem` search over it
+//! (microseconds), and the words it finds become an exact term set for tantivy.
+
+use memchr::memmem;
+use tantivy::Searcher;
+use tantivy::schema::Field;
+
+use crate::error::Result;
+
+/// Where a word must sit in the words it is searched in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// The whole word.
+    Whole,
+    /// At the end (`.*word`).
+    End,
+    /// At the start (`word.*`).
+    Start,
+    /// Anywhere (`.*word.*`).
+    Anywhere,
+}
+
+impl Placement {
+    /// The placement of a needle's word: open on a side where the needle begins or ends there
+    /// (the word may continue past the needle on that side).
+    pub fn of(open_left: bool, open_right: bool) -> Self {
+        match (open_left, open_right) {
+            (false, false) => Self::Whole,
+            (true, false) => Self::End,
+            (false, true) => Self::Start,
+            (true, true) => Self::Anywhere,
+        }
+    }
+}
+
+/// The distinct words of a field, sorted, each followed by a `\0` (a byte no word holds: the
+/// tokenizer keeps letters and digits), so a search never matches across two words.
+#[derive(Debug, Default)]
+pub struct WordList {
+    text: Vec<u8>,
+    /// Where each word starts in `text`.
+    starts: Vec<u32>,
+}
+
+impl WordList {
+    /// Every word of `field` in every tantivy segment of `searcher`.
+    pub fn read(searcher: &Searcher, field: Field) -> Result<Self> {
+        let mut words: Vec<Vec<u8>> = Vec::new();
+        for reader in searcher.segment_readers() {
+            let index = reader.inverted_index(field)?;
+            let mut stream = index
+                .terms()
+                .stream()
+                .map_err(tantivy::TantivyError::from)?;
+            while stream.advance() {
+                words.push(stream.key().to_vec());
+            }
+        }
+        words.sort_unstable();
+        words.dedup();
+        Ok(Self::from_words(words))
+    }
+
+    /// A list of the given words (sorted and distinct; none holds a `\0`).
+    pub fn from_words<W: AsRef<[u8]>>(words: impl IntoIterator<Item = W>) -> Self {
+        let mut list = Self::default();
+        for w in words {
+            list.starts.push(list.text.len() as u32);
+            list.text.extend_from_slice(w.as_ref());
+            list.text.push(0);
+        }
+        list
+    }
+
+    /// The words that hold `word` where `placement` says, in order, each once.
+    pub fn matching(&self, word: &str, placement: Placement) -> Vec<&str> {
+        let needle = word.as_bytes();
+        let mut out = Vec::new();
+        if needle.is_empty() {
+            return out;
+        }
+        let mut last = None;
+        for hit in memmem::find_iter(&self.text, needle) {
+            let i = self.starts.partition_point(|&s| s as usize <= hit) - 1;
+            if last == Some(i) {
+                continue;
+            }
+            last = Some(i);
+            let start = self.starts[i] as usize;
+            // The word's `\0` ends it.
+            let end = self
+                .starts
+                .get(i + 1)
+                .map_or(self.text.len(), |&s| s as usize)
+                - 1;
+            let w = &self.text[start..end];
+            // Judged on the word, not the hit: hits do not overlap, so a later one could be
+            // the one at its end.
+            let fits = match placement {
+                Placement::Whole => w == needle,
+                Placement::End => w.ends_with(needle),
+                Placement::Start => w.starts_with(needle),
+                Placement::Anywhere => true,
+            };
+            if fits && let Ok(w) = std::str::from_utf8(w) {
+                out.push(w);
+            }
+        }
+        out
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.text.len() + 4 * self.starts.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn placements() {
+        let l = WordList::from_words(["abcab", "carlsen", "ab", "xab"]);
+        assert_eq!(l.matching("ab", Placement::Whole), ["ab"]);
+        assert_eq!(l.matching("ab", Placement::Start), ["abcab", "ab"]);
+        assert_eq!(l.matching("ab", Placement::End), ["abcab", "ab", "xab"]);
+        assert_eq!(
+            l.matching("ab", Placement::Anywhere),
+            ["abcab", "ab", "xab"]
+        );
+        assert_eq!(l.matching("bc", Placement::Anywhere), ["abcab"]);
+        // Never across two words.
+        assert!(l.matching("bcarl", Placement::Anywhere).is_empty());
+        assert!(l.matching("", Placement::Anywhere).is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn matching_is_what_the_placement_says(
+            words in proptest::collection::btree_set("[a-c]{1,6}", 0..40),
+            word in "[a-c]{1,3}",
+            open_left: bool,
+            open_right: bool,
+        ) {
+            let l = WordList::from_words(&words);
+            let p = Placement::of(open_left, open_right);
+            let want: Vec<&str> = words
+                .iter()
+                .map(String::as_str)
+                .filter(|w| match p {
+                    Placement::Whole => *w == word,
+                    Placement::End => w.ends_with(&word),
+                    Placement::Start => w.starts_with(&word),
+                    Placement::Anywhere => w.contains(&word),
+                })
+                .collect();
+            prop_assert_eq!(l.matching(&word, p), want);
+        }
+    }
+}
