@@ -164,7 +164,7 @@ impl<'a> SegmentScan<'a> {
         }
     }
 
-    /// The intersection of `xs`: the bitmaps that cost least to read first (their stored
+    /// The intersection of `xs`: the most selective bitmaps first (their stored headers'
     /// sizes), so the running set shrinks early; once it is small, each stored bitmap after it
     /// is only read where the set has positions ([`Segment::bitmap_and`]); once it is empty,
     /// nothing more is read. Each operand's measurements keep their place in pre-order.
@@ -181,8 +181,8 @@ impl<'a> SegmentScan<'a> {
         }
         let end = *index;
         let mut order: Vec<usize> = (0..xs.len()).collect();
-        // Operands whose cost is unknown keep their order, after the stored bitmaps.
-        order.sort_by_cached_key(|&i| self.stored_bytes(&xs[i]).unwrap_or(usize::MAX));
+        // Operands whose size is unknown keep their order, after the stored bitmaps.
+        order.sort_by_cached_key(|&i| self.estimated_len(&xs[i]).unwrap_or(u64::MAX));
         let mut acc = Found::ALL;
         for i in order {
             if acc.is_empty() {
@@ -218,34 +218,45 @@ impl<'a> SegmentScan<'a> {
         Ok(acc)
     }
 
-    /// The bytes of stored bitmaps `scan` reads, if it is a plain read of stored bitmaps. A
-    /// range of game numbers reads none, and a tag search counts as none: it is one lookup in
-    /// the tag index, usually very selective, and whole games are cheap to intersect with.
-    fn stored_bytes(&self, scan: &Scan) -> Option<usize> {
+    /// About how many positions `scan` selects, from the stored bitmaps' headers, if it is a
+    /// read of stored bitmaps: the order of an intersection. Sizes, not bytes: a bitmap of long
+    /// runs (a pawn on its first square) is small on disk and selects nearly everything. A tag
+    /// search and a range of game numbers count as none: usually very selective, and whole
+    /// games are cheap to intersect with.
+    fn estimated_len(&self, scan: &Scan) -> Option<u64> {
         match scan {
             Scan::GameNumbers(..) | Scan::GameTag { .. } => Some(0),
-            Scan::GameResult(r) => Some(
-                self.seg
-                    .bitmap_bytes(BitmapKey::ResultTag(GameResult::from_pgn(r))),
-            ),
-            Scan::Flag(f) => Some(self.seg.bitmap_bytes(BitmapKey::flag(flag(*f)))),
+            Scan::GameResult(r) => {
+                let games = self
+                    .seg
+                    .bitmap_len(BitmapKey::ResultTag(GameResult::from_pgn(r)));
+                let per_game = u64::from(self.layout.universe_len())
+                    / u64::from(self.layout.game_count().max(1));
+                Some(games.saturating_mul(per_game.max(1)))
+            }
+            Scan::Flag(f) => Some(self.seg.bitmap_len(BitmapKey::flag(flag(*f)))),
             Scan::Pieces { pieces, squares } => Some(
                 piece_keys(*pieces, *squares)
-                    .map(|k| self.seg.bitmap_bytes(k))
+                    .map(|k| self.seg.bitmap_len(k))
                     .sum(),
             ),
-            Scan::And(xs) | Scan::Or(xs) => xs.iter().map(|x| self.stored_bytes(x)).sum(),
-            Scan::Not(x) | Scan::GamesWith(x) => self.stored_bytes(x),
+            // An intersection selects at most its smallest known part, a union at most the sum.
+            Scan::And(xs) => xs.iter().filter_map(|x| self.estimated_len(x)).min(),
+            Scan::Or(xs) => xs.iter().map(|x| self.estimated_len(x)).sum(),
+            Scan::GamesWith(x) => self.estimated_len(x),
             Scan::Board {
                 placement,
                 otherwise,
             } => match self.board_key(placement) {
-                Some(key) => Some(self.seg.bitmap_bytes(key)),
-                None => self.stored_bytes(otherwise),
+                Some(key) => Some(self.seg.bitmap_len(key)),
+                None => self.estimated_len(otherwise),
             },
-            Scan::All | Scan::Empty | Scan::Material(_) | Scan::Moves { .. } | Scan::Ply(..) => {
-                None
-            }
+            Scan::All
+            | Scan::Empty
+            | Scan::Not(_)
+            | Scan::Material(_)
+            | Scan::Moves { .. }
+            | Scan::Ply(..) => None,
         }
     }
 

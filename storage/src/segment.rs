@@ -5,6 +5,7 @@
 //! and the ingest errors. [`SegmentBuilder`] writes one; [`Segment`] reads it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rkyv::{Archive, Deserialize, Serialize};
 use roaring::RoaringBitmap;
@@ -350,6 +351,11 @@ impl SegmentBuilder {
 pub struct Segment {
     path: PathBuf,
     file: MappedFile,
+    /// One bit per bitmap: set once its bytes matched their checksum. A committed segment is
+    /// never written again, so a bitmap checked once stays checked, and a process that answers
+    /// many queries (a benchmark, a server) stops paying the checksum for the bitmaps it reads
+    /// again and again.
+    verified_bitmaps: Box<[AtomicU64]>,
 }
 
 /// One game as [`Segment::for_each_game`] hands it over.
@@ -395,22 +401,31 @@ impl Segment {
         // The header checksum covers every byte and is left to a full check; blobs are checked
         // when read and the rest here (see `digest.rs`).
         let file = MappedFile::open(path, MAGIC, false)?;
-        let checked = || -> std::result::Result<(), String> {
+        // The number of bitmaps, once the tables are known to be sound.
+        let checked = || -> std::result::Result<usize, String> {
             let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
                 .map_err(|_| "bad archive structure".to_owned())?;
             if digest_meta!(data) != data.meta_crc.to_native() {
                 return Err("checksum mismatch (segment tables)".into());
             }
-            check_consistency(data)
+            check_consistency(data)?;
+            Ok(data.bitmap_blobs.len())
         };
-        if let Err(what) = checked() {
-            // Damage found: the whole file's checksum says more precisely what happened.
-            file.verify(path)?;
-            return Err(StorageError::corrupt(path, what));
-        }
+        let bitmaps = match checked() {
+            Ok(n) => n,
+            Err(what) => {
+                // Damage found: the whole file's checksum says more precisely what happened.
+                file.verify(path)?;
+                return Err(StorageError::corrupt(path, what));
+            }
+        };
+        let verified_bitmaps = (0..bitmaps.div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(Self {
             path: path.to_owned(),
             file,
+            verified_bitmaps,
         })
     }
 
@@ -719,7 +734,13 @@ impl Segment {
             .bitmap_blobs
             .get(i)
             .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
-        self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
+        let (word, bit) = (self.verified_bitmaps.get(i / 64), 1u64 << (i % 64));
+        if word.is_none_or(|w| w.load(Ordering::Relaxed) & bit == 0) {
+            self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
+            if let Some(w) = word {
+                w.fetch_or(bit, Ordering::Relaxed);
+            }
+        }
         Ok(Some(blob.as_slice()))
     }
 
@@ -735,11 +756,13 @@ impl Segment {
         }
     }
 
-    /// The stored size of `key`'s bitmap in bytes (0 without one): a cost estimate.
-    pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
+    /// How many positions (or games) `key`'s bitmap holds, from its header (0 without one): a
+    /// selectivity estimate, not checked against the bitmap's checksum.
+    pub fn bitmap_len(&self, key: BitmapKey) -> u64 {
         self.bitmap_index(key)
             .and_then(|i| self.data().bitmap_blobs.get(i))
-            .map_or(0, |b| b.len())
+            .and_then(|b| crate::bitmap::serialized_len(b.as_slice()))
+            .unwrap_or(0)
     }
 
     /// Where `key`'s bitmap is among the segment's (keys are sorted).
