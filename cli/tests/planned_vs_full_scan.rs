@@ -548,7 +548,8 @@ fn gtql_over_games_agrees() {
 
 /// Cases a review found where the index could have missed games: a game tagged `*` whose
 /// movetext ends decisively (indexed by its marker), a Result tag that is not exactly a
-/// result's spelling, a repeated Result tag, and a tag word too long to be indexed.
+/// result's spelling, a repeated Result tag, promotions in variations, and a tag word too long
+/// to be indexed.
 #[test]
 fn index_edge_cases_agree() {
     let tmp = tempfile::tempdir().unwrap();
@@ -564,7 +565,9 @@ fn index_edge_cases_agree() {
              [Event \"e\"]\n[White \"{word255}\"]\n\n1. e4 (1. d4 d5 (1... Nf6)) e5 *\n\n\
              [White \"A\"]\n{{note}}\n[Black \"Carlsen\"]\n\n1. e4 *\n\n\
              [Event \"f\"]\n[Result \" 0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
-             [Event \"g\"]\n[Result \"1/2-1/2\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n",
+             [Event \"g\"]\n[Result \"1/2-1/2\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n\
+             [Event \"h\"]\n[SetUp \"1\"]\n[FEN \"8/P7/8/8/8/8/7p/K3k3 w - - 0 1\"]\n\n\
+             1. a8=Q (1. a8=N h1=Q (1... h1=B)) h1=R *\n",
             word255 = "A".repeat(255)
         ),
     )
@@ -582,6 +585,18 @@ fn index_edge_cases_agree() {
         "cql(result 1-0) true",
         "cql() not result *",
         "cql() result 0-1 or result 1-0",
+        // Promotions in the main line and in variations.
+        "cql() move promote N",
+        "cql(variations) move promote N",
+        "cql(variations) move promote B",
+        "cql() move promote R",
+        "cql() not move promote [QN]",
+        "cql(variations) not move promote [RB]",
+        "cql() move promote Q check",
+        // At the position the move leaves, not the one it reaches.
+        "cql() move promote Q wtm",
+        "cql() move promote R btm",
+        "cql(variations) move promote [NB] Pa7",
         "cql() player white \"xyz\"",
         "cql() player white \"qqq\" mate",
         "cql() player white \"Name\"",

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use cqldb_planner::plan::{MaterialTest, MoveTraits, OpStats, PositionFlag, Scan};
+use cqldb_planner::plan::{MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan};
 use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
 use cqldb_storage::{Bitboards, BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
@@ -118,7 +118,7 @@ impl<'a> SegmentScan<'a> {
                     }
                 }
             }
-            Scan::Moves { leaving, traits } => Found::positions(self.moves(*leaving, *traits)?),
+            Scan::Moves { of, traits } => Found::positions(self.moves(*of, *traits)?),
             Scan::Ply(lo, hi) => Found::positions(self.plies(*lo, *hi)?),
             Scan::Board {
                 placement,
@@ -328,26 +328,41 @@ impl<'a> SegmentScan<'a> {
         Ok(out)
     }
 
-    /// The positions whose move (the one that reached them, or one leaving them) has one of
-    /// the facts; every position in a segment written before move bitmaps existed.
-    fn moves(&self, leaving: bool, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
+    /// The positions whose move (`of`) has one of the facts; every position in a segment
+    /// written before move bitmaps existed.
+    fn moves(&mut self, of: MoveOf, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
         // The piece type that moved is kept for leaving moves only (see
         // `MoveFeature::REACHED_KEPT`): asked of the reaching move, no bitmap can tell.
-        let unindexed = !leaving && traits.0 & !MoveFeature::REACHED_KEPT != 0;
+        let unindexed = of != MoveOf::Leaving && traits.0 & !MoveFeature::REACHED_KEPT != 0;
         if unindexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
+            // Every position: sound for the upper bounds the planner makes of an unindexed
+            // reaching move; a segment without move bitmaps, or a main-line move (the planner
+            // uses those exactly), has no bound here at all and is evaluated whole.
+            if !unindexed || of == MoveOf::MainLineNext {
+                self.inexact = true;
+            }
             return Ok(self.layout.universe());
         }
-        let side = if leaving {
-            MoveSide::Leaving
-        } else {
-            MoveSide::Reached
+        let side = match of {
+            MoveOf::Leaving => MoveSide::Leaving,
+            MoveOf::Reached | MoveOf::MainLineNext => MoveSide::Reached,
         };
         let bitmaps = (0..MoveFeature::COUNT)
             .filter(|&b| traits.0 >> b & 1 == 1)
             .filter_map(MoveFeature::from_bit)
             .map(|f| self.seg.bitmap(BitmapKey::move_feature(side, f)))
             .collect::<cqldb_storage::Result<Vec<_>>>()?;
-        Ok(bitmaps.union())
+        let reached = bitmaps.union();
+        if of != MoveOf::MainLineNext {
+            return Ok(reached);
+        }
+        // A main-line position's main-line move reached the next position: the one right
+        // after it (positions are numbered in pre-order, a position's first child next).
+        let main = self.seg.bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?;
+        Ok(RoaringBitmap::from_sorted_iter(
+            (reached & main).iter().filter_map(|c| c.checked_sub(1)),
+        )
+        .unwrap_or_default())
     }
 
     /// The union of the bitmaps of every material that passes all `tests`.

@@ -13,7 +13,7 @@ use crate::ast::{CmpOp, Expr, Node, PieceSet, TagField};
 
 use super::move_bounds;
 use super::rules::simplify::simplify;
-use super::scan::{MaterialTest, MoveTraits, PositionFlag, Scan};
+use super::scan::{MaterialTest, MoveOf, MoveTraits, PositionFlag, Scan};
 
 /// The bounds of a filter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,17 +68,18 @@ impl Bounds {
     }
 }
 
-/// The bounds of a query body (its filters must all match).
-pub fn body_bounds(body: &[Node]) -> Bounds {
+/// The bounds of a query body (its filters must all match), for a query that visits
+/// variations or only main lines (`variations`: move filters then see different moves).
+pub fn body_bounds(body: &[Node], variations: bool) -> Bounds {
     body.iter()
-        .map(bounds)
+        .map(|n| bounds(n, variations))
         .fold(Bounds::exact(Scan::All), Bounds::and)
 }
 
 /// The bounds of one filter, evaluated as a filter (does it match here?).
 ///
 /// Recursion follows the query's nesting, which the parser limits.
-pub fn bounds(n: &Node) -> Bounds {
+pub fn bounds(n: &Node, variations: bool) -> Bounds {
     use Expr::*;
     let flag = |f| Bounds::exact(Scan::Flag(f));
     match &n.expr {
@@ -95,15 +96,15 @@ pub fn bounds(n: &Node) -> Bounds {
         ToMove(true) => flag(PositionFlag::WhiteToMove),
         ToMove(false) => Bounds::exact(Scan::complement(Scan::Flag(PositionFlag::WhiteToMove))),
         Pieces(d) => pieces(d),
-        Compound(items) => body_bounds(items),
-        And(a, b) => Bounds::and(bounds(a), bounds(b)),
-        Or(a, b) => Bounds::or(bounds(a), bounds(b)),
-        Not(a) => Bounds::not(bounds(a)),
+        Compound(items) => body_bounds(items, variations),
+        And(a, b) => Bounds::and(bounds(a, variations), bounds(b, variations)),
+        Or(a, b) => Bounds::or(bounds(a, variations), bounds(b, variations)),
+        Not(a) => Bounds::not(bounds(a, variations)),
         // `flipcolor f` and the other transforms: the filter or one of its copies.
         // Simplified at once: a nested transform's copies repeat (`flipcolor flipcolor f` has
         // f and its flip twice each), and must not double at every level.
         Transform(kind, body) => {
-            let b = bounds(body);
+            let b = bounds(body, variations);
             let all = kind
                 .copies()
                 .iter()
@@ -127,7 +128,7 @@ pub fn bounds(n: &Node) -> Bounds {
         // A filter at another position of the game: the game must have a position where it
         // can match.
         Colon(_, f) => Bounds {
-            upper: Scan::games_with(bounds(f).upper),
+            upper: Scan::games_with(bounds(f, variations).upper),
             lower: Scan::Empty,
         },
         // Games whose Result tag is exactly `r`: a game bitmap.
@@ -135,7 +136,7 @@ pub fn bounds(n: &Node) -> Bounds {
         Tag(field, Some(needle)) => tag(field, needle),
         Fen(cells) => fen(cells),
         Dash(d) => move_bounds::dash(d),
-        Move(m) => move_bounds::legacy(m),
+        Move(m) => move_bounds::legacy(m, variations),
         Castled(which) => move_bounds::castled(*which),
         EnPassant => move_bounds::last_move(MoveTraits::EN_PASSANT),
         NullMove => move_bounds::last_move(MoveTraits::NULL),
@@ -406,7 +407,7 @@ pub fn range_bounds(attr: TreeAttr, op: CmpOp, n: i64) -> Option<Bounds> {
             upper: Scan::or(
                 Scan::Ply(0, clamp(hi.saturating_mul(2).saturating_sub(1))),
                 Scan::games_with(Scan::Moves {
-                    leaving: false,
+                    of: MoveOf::Reached,
                     traits: MoveTraits::NULL,
                 }),
             ),

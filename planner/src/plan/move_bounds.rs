@@ -3,16 +3,16 @@
 //! that reached a position and of the moves leaving it) say about `--`, `[x]`, `move ...`,
 //! `o-o`, `enpassant` and `nullmove`.
 //!
-//! Only upper bounds: a segment written before these bitmaps existed answers a move scan with
-//! every position, which is sound above and would be wrong below. Each condition of a move
-//! filter is necessary for one and the same move, so their scans are intersected (the
-//! intersection may keep a position where different moves meet different conditions; the
-//! residual decides).
+//! Upper bounds, but for `move promote T` alone, which the bitmaps answer exactly. Each
+//! condition of a move filter is necessary for one and the same move, so their scans are
+//! intersected (the intersection may keep a position where different moves meet different
+//! conditions; the residual decides). A segment written before these bitmaps existed cannot
+//! answer a move scan: it is then evaluated whole (`SegmentScan::inexact`).
 
 use crate::ast::{Castle, Dash, Expr, MoveFilter, MoveSource, Node, PieceSet};
 
 use super::bounds::Bounds;
-use super::scan::{MoveTraits, Scan};
+use super::scan::{MoveOf, MoveTraits, Scan};
 
 /// Which move a filter looks at: `Some(false)` the one that reached the position, `Some(true)`
 /// the PGN moves from it, `None` generated moves (no index).
@@ -59,7 +59,11 @@ impl MoveConditions {
 
     fn need(&mut self, traits: MoveTraits) {
         let s = Scan::Moves {
-            leaving: self.leaving,
+            of: if self.leaving {
+                MoveOf::Leaving
+            } else {
+                MoveOf::Reached
+            },
             traits,
         };
         self.scan = Scan::and(std::mem::replace(&mut self.scan, Scan::All), s);
@@ -150,7 +154,7 @@ fn target_traits(t: &Node) -> Option<MoveTraits> {
 }
 
 /// The deprecated `move from .. to .. capture .. promote ..` as a filter.
-pub(super) fn legacy(m: &MoveFilter) -> Bounds {
+pub(super) fn legacy(m: &MoveFilter, variations: bool) -> Bounds {
     if m.count || m.legal || m.pseudolegal {
         return Bounds::unknown();
     }
@@ -172,6 +176,26 @@ pub(super) fn legacy(m: &MoveFilter) -> Bounds {
     if m.null {
         c.need(MoveTraits::NULL);
     }
+    // `move promote T` and nothing else: "a move from here promotes to a piece of type T",
+    // which the bitmaps answer exactly: among every move leaving the position when variations
+    // are visited, else of the main-line move (all the query sees there).
+    let promote_only = m.promote.is_some()
+        && m.from.is_none()
+        && m.to.is_none()
+        && m.capture.is_none()
+        && m.castle.is_none()
+        && !(m.previous || m.enpassant || m.null || m.primary || m.secondary);
+    if let (true, Some(mask)) = (promote_only, m.promote) {
+        let of = if variations {
+            MoveOf::Leaving
+        } else {
+            MoveOf::MainLineNext
+        };
+        return Bounds::exact(Scan::Moves {
+            of,
+            traits: MoveTraits::promoted(mask),
+        });
+    }
     c.finish()
 }
 
@@ -183,7 +207,7 @@ pub(super) fn castled(which: Castle) -> Bounds {
 /// A fact about the move that reached the position (`enpassant`, `nullmove`).
 pub(super) fn last_move(traits: MoveTraits) -> Bounds {
     upper(Scan::Moves {
-        leaving: false,
+        of: MoveOf::Reached,
         traits,
     })
 }
@@ -208,7 +232,12 @@ mod tests {
     }
 
     fn moves(leaving: bool, traits: MoveTraits) -> Scan {
-        Scan::Moves { leaving, traits }
+        let of = if leaving {
+            MoveOf::Leaving
+        } else {
+            MoveOf::Reached
+        };
+        Scan::Moves { of, traits }
     }
 
     #[test]
@@ -248,7 +277,7 @@ mod tests {
             promote: Some(1 << 1),
             ..MoveFilter::default()
         };
-        assert_eq!(legacy(&m), Bounds::unknown());
+        assert_eq!(legacy(&m, true), Bounds::unknown());
     }
 
     #[test]
@@ -284,6 +313,42 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_promotion_is_exact() {
+        let m = MoveFilter {
+            promote: Some(1 << 1),
+            ..MoveFilter::default()
+        };
+        assert_eq!(
+            legacy(&m, true),
+            Bounds::exact(moves(true, MoveTraits::promoted(1 << 1)))
+        );
+        // Without variations, what the main-line move does.
+        assert_eq!(
+            legacy(&m, false),
+            Bounds::exact(Scan::Moves {
+                of: MoveOf::MainLineNext,
+                traits: MoveTraits::promoted(1 << 1)
+            })
+        );
+        for m in [
+            MoveFilter {
+                previous: true,
+                ..m.clone()
+            },
+            MoveFilter {
+                primary: true,
+                ..m.clone()
+            },
+            MoveFilter {
+                to: Some(pieces(1)),
+                ..m.clone()
+            },
+        ] {
+            assert_eq!(legacy(&m, true).lower, Scan::Empty, "{m:?}");
+        }
+    }
+
+    #[test]
     fn legacy_previous_looks_at_the_last_move() {
         let m = MoveFilter {
             previous: true,
@@ -291,7 +356,7 @@ mod tests {
             ..MoveFilter::default()
         };
         assert_eq!(
-            legacy(&m).upper,
+            legacy(&m, true).upper,
             moves(false, MoveTraits::CASTLE_QUEEN_SIDE)
         );
     }

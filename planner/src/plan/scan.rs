@@ -151,6 +151,20 @@ impl MoveTraits {
     }
 }
 
+/// Which move of a position a move scan looks at.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MoveOf {
+    /// The move that reached it.
+    Reached,
+    /// Some move leaving it in the game tree, variations included.
+    Leaving,
+    /// The main-line move leaving a main-line position: all a query that does not visit
+    /// variations sees of the moves leaving it. Found from the move that reached the next
+    /// main-line position, so it can ask only what is kept of that move
+    /// (`MoveFeature::REACHED_KEPT`: not the piece type that moved).
+    MainLineNext,
+}
+
 /// A set of positions an index can produce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scan {
@@ -184,11 +198,10 @@ pub enum Scan {
         /// The text searched for.
         needle: String,
     },
-    /// Positions whose move that reached them (`leaving: false`) or some move leaving them
-    /// (`leaving: true`) has one of the facts.
+    /// Positions whose move (which one: `of`) has one of the facts.
     Moves {
-        /// Whether the moves leaving the position are meant.
-        leaving: bool,
+        /// The move meant.
+        of: MoveOf,
         /// The facts, any of which will do.
         traits: MoveTraits,
     },
@@ -333,9 +346,13 @@ impl Scan {
             Scan::GameNumbers(lo, hi) => format!("GameScan: gamenumber {lo}..={hi}"),
             Scan::GameResult(r) => format!("GameScan: result {r}"),
             Scan::GameTag { tag, needle } => format!("TagScan: {tag} contains {needle:?}"),
-            Scan::Moves { leaving, traits } => format!(
+            Scan::Moves { of, traits } => format!(
                 "IndexScan: {} move {}",
-                if *leaving { "next" } else { "last" },
+                match of {
+                    MoveOf::Reached => "last",
+                    MoveOf::Leaving => "next",
+                    MoveOf::MainLineNext => "next main-line",
+                },
                 traits.names()
             ),
             Scan::Ply(lo, hi) if *hi == u32::MAX => format!("RangeScan: ply >= {lo}"),

@@ -18,7 +18,7 @@ impl Rule for IndexBounds {
         if d.no_pruning.is_some() {
             return None;
         }
-        let b = body_bounds(&d.logical.query.body);
+        let b = body_bounds(&d.logical.query.body, d.logical.variations);
         if b.upper == Scan::All {
             // No candidates, but what is known to match is kept for later rules.
             d.lower = b.lower;

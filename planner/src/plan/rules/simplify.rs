@@ -83,14 +83,14 @@ pub fn simplify(s: &Scan) -> Scan {
 fn merge_moves(out: &mut Vec<Scan>) {
     let mut i = 0;
     while i < out.len() {
-        if let Scan::Moves { leaving, traits } = out[i] {
+        if let Scan::Moves { of, traits } = out[i] {
             let same = out[i + 1..]
                 .iter()
-                .position(|x| matches!(x, Scan::Moves { leaving: l, .. } if *l == leaving));
+                .position(|x| matches!(x, Scan::Moves { of: o, .. } if *o == of));
             if let Some(j) = same {
                 if let Scan::Moves { traits: t, .. } = out.remove(i + 1 + j) {
                     out[i] = Scan::Moves {
-                        leaving,
+                        of,
                         traits: traits.union(t),
                     };
                 }
@@ -126,12 +126,19 @@ fn merge_material(out: &mut Vec<Scan>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::MoveTraits;
     use crate::plan::PositionFlag::*;
+    use crate::plan::{MoveOf, MoveTraits};
 
     #[test]
     fn move_scans_about_one_move_merge_under_or() {
-        let m = |leaving, traits| Scan::Moves { leaving, traits };
+        let m = |leaving: bool, traits| Scan::Moves {
+            of: if leaving {
+                MoveOf::Leaving
+            } else {
+                MoveOf::Reached
+            },
+            traits,
+        };
         let s = Scan::Or(vec![
             m(false, MoveTraits::CASTLE_KING_SIDE),
             Scan::Flag(Mate),
