@@ -189,21 +189,27 @@ impl<'a> SegmentScan<'a> {
                 break;
             }
             let mut at = starts[i];
-            // Reading only the containers the running set has pays when it has few of them
-            // (a set spread over every container reads them all, and a stored run container
-            // is then rebuilt element by element: slower than decoding it whole).
-            let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
-            let sparse = acc.games.is_none()
-                && acc
-                    .positions
-                    .as_ref()
-                    .is_some_and(|p| u64::from(p.statistics().n_containers) * SPARSE <= containers);
-            if let (true, Some(key)) = (sparse, self.single_key(&xs[i])) {
-                let t = Instant::now();
-                let p = acc.positions.take().unwrap_or_default();
-                acc = Found::positions(self.seg.bitmap_and(key, &p)?);
-                self.record(stats, at, &acc, t);
-                continue;
+            if let (None, Some(p), Some(key)) =
+                (&acc.games, &acc.positions, self.single_key(&xs[i]))
+            {
+                // A few positions are looked up in the stored bitmap one by one; a set in few of
+                // its containers reads only those (a set spread over every container would read
+                // them all: no cheaper than decoding the bitmap whole).
+                let lookups =
+                    p.len().saturating_mul(LOOKUP_COST) <= self.seg.bitmap_bytes(key) as u64;
+                let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
+                let sparse = u64::from(p.statistics().n_containers) * SPARSE <= containers;
+                if lookups || sparse {
+                    let t = Instant::now();
+                    let p = acc.positions.take().unwrap_or_default();
+                    acc = Found::positions(if lookups {
+                        self.seg.bitmap_filter(key, &p)?
+                    } else {
+                        self.seg.bitmap_and(key, &p)?
+                    });
+                    self.record(stats, at, &acc, t);
+                    continue;
+                }
             }
             let s = self.eval_at(&xs[i], stats, &mut at)?;
             // roaring intersects two run containers range by range, far slower than a word-wise
@@ -391,6 +397,10 @@ impl<'a> SegmentScan<'a> {
 /// A running intersection in at most a `SPARSE`th of the segment's containers (of 65,536
 /// positions) is "small": stored bitmaps are then read only where it has positions.
 const SPARSE: u64 = 4;
+
+/// What looking one position up in a stored bitmap costs, in stored bytes decoded: a running
+/// intersection of fewer positions than a bitmap's size over this looks them up one by one.
+const LOOKUP_COST: u64 = 64;
 
 /// The keys of the piece-on-square bitmaps of a designator.
 fn piece_keys(pieces: u16, squares: u64) -> impl Iterator<Item = BitmapKey> {

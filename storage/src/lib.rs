@@ -19,6 +19,7 @@
 
 pub mod batch;
 pub mod bitmap;
+pub mod bitmap_lookup;
 pub mod catalog;
 pub mod check;
 pub mod columns;

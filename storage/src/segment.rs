@@ -756,6 +756,29 @@ impl Segment {
         }
     }
 
+    /// The members of `candidates` in `key`'s bitmap, each looked up in the stored bytes
+    /// ([`StoredBitmap`](crate::bitmap_lookup::StoredBitmap)): for a few candidates against a
+    /// large bitmap, far cheaper than decoding it.
+    pub fn bitmap_filter(
+        &self,
+        key: BitmapKey,
+        candidates: &RoaringBitmap,
+    ) -> Result<RoaringBitmap> {
+        match self.bitmap_blob(key)? {
+            Some(blob) => crate::bitmap_lookup::StoredBitmap::parse(blob)
+                .map(|b| b.filter(candidates))
+                .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: unreadable header"))),
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.
+    pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
+        self.bitmap_index(key)
+            .and_then(|i| self.data().bitmap_blobs.get(i))
+            .map_or(0, |b| b.len())
+    }
+
     /// How many positions (or games) `key`'s bitmap holds, from its header (0 without one): a
     /// selectivity estimate, not checked against the bitmap's checksum.
     pub fn bitmap_len(&self, key: BitmapKey) -> u64 {

@@ -1,0 +1,218 @@
+//! Membership tests on a bitmap as stored, without decoding it.
+//!
+//! Why this is not left to the `roaring` crate: it decodes a stored bitmap whole
+//! (`deserialize_from`) or container by container (`intersection_with_serialized_unchecked`);
+//! neither pays when a handful of positions are tested against a bitmap of millions. An exact
+//! `fen` that the board index does not hold intersects some thirty piece bitmaps: after the
+//! first few the running set has a few positions, spread over every container, and decoding
+//! each further bitmap to test them cost most of the query. Here each position costs two binary
+//! searches in the stored bytes (the container, then the value in it). The format is roaring's
+//! portable serialization (its published specification); [`serialized_len`] reads the same
+//! header.
+//!
+//! [`serialized_len`]: crate::bitmap::serialized_len
+
+use roaring::RoaringBitmap;
+
+const COOKIE_NO_RUNS: u32 = 12346;
+const COOKIE_RUNS: u32 = 12347;
+/// With runs, a bitmap of fewer containers than this stores no offsets.
+const NO_OFFSET_THRESHOLD: usize = 4;
+/// A container of more values than this is a bitset (unless it holds runs).
+const ARRAY_LIMIT: u64 = 4096;
+
+/// One container: its key (the values' high 16 bits) and where its data is.
+struct Container {
+    key: u16,
+    kind: Kind,
+    data: usize,
+}
+
+#[derive(Copy, Clone)]
+enum Kind {
+    /// `n` sorted u16s.
+    Array(usize),
+    /// 1024 u64 words.
+    Bitset,
+    /// A u16 count, then (start, length - 1) u16 pairs.
+    Runs,
+}
+
+/// A stored bitmap's header, parsed.
+pub struct StoredBitmap<'a> {
+    blob: &'a [u8],
+    containers: Vec<Container>,
+}
+
+fn u16_at(b: &[u8], i: usize) -> Option<u16> {
+    Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?]))
+}
+
+fn u32_at(b: &[u8], i: usize) -> Option<u32> {
+    b.get(i..i.checked_add(4)?)
+        .and_then(|x| x.try_into().ok())
+        .map(u32::from_le_bytes)
+}
+
+impl<'a> StoredBitmap<'a> {
+    /// Parses the header of `blob` (`None` if it is not a bitmap in the portable format).
+    pub fn parse(blob: &'a [u8]) -> Option<Self> {
+        let cookie = u32_at(blob, 0)?;
+        let (n, runs_at, mut at) = if cookie & 0xFFFF == COOKIE_RUNS {
+            let n = (cookie >> 16) as usize + 1;
+            (n, Some(4), 4 + n.div_ceil(8))
+        } else if cookie == COOKIE_NO_RUNS {
+            (u32_at(blob, 4)? as usize, None, 8)
+        } else {
+            return None;
+        };
+        let is_run = |i: usize| {
+            runs_at
+                .is_some_and(|r: usize| blob.get(r + i / 8).is_some_and(|b| b >> (i % 8) & 1 == 1))
+        };
+        let descriptions = at;
+        at = at.checked_add(n.checked_mul(4)?)?;
+        let offsets = (runs_at.is_none() || n >= NO_OFFSET_THRESHOLD).then_some(at);
+        if offsets.is_some() {
+            at = at.checked_add(n.checked_mul(4)?)?;
+        }
+        // A header must fit in the blob before its count sizes anything.
+        if n > 1 << 16 || at > blob.len() {
+            return None;
+        }
+        let mut containers = Vec::with_capacity(n);
+        for i in 0..n {
+            let key = u16_at(blob, descriptions + 4 * i)?;
+            let card = u64::from(u16_at(blob, descriptions + 4 * i + 2)?) + 1;
+            let kind = if is_run(i) {
+                Kind::Runs
+            } else if card <= ARRAY_LIMIT {
+                Kind::Array(card as usize)
+            } else {
+                Kind::Bitset
+            };
+            let data = match offsets {
+                Some(o) => u32_at(blob, o + 4 * i)? as usize,
+                None => at,
+            };
+            // Without offsets the containers follow one another.
+            at = data.checked_add(match kind {
+                Kind::Array(n) => 2 * n,
+                Kind::Bitset => 8192,
+                Kind::Runs => 2 + 4 * usize::from(u16_at(blob, data)?),
+            })?;
+            if at > blob.len() {
+                return None;
+            }
+            containers.push(Container { key, kind, data });
+        }
+        Some(Self { blob, containers })
+    }
+
+    /// Whether `v` is in the bitmap.
+    pub fn contains(&self, v: u32) -> bool {
+        let (key, low) = ((v >> 16) as u16, v as u16);
+        let Ok(i) = self.containers.binary_search_by_key(&key, |c| c.key) else {
+            return false;
+        };
+        let c = &self.containers[i];
+        let b = self.blob;
+        match c.kind {
+            Kind::Array(n) => {
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    match u16_at(b, c.data + 2 * mid) {
+                        Some(x) if x < low => lo = mid + 1,
+                        Some(x) if x > low => hi = mid,
+                        Some(_) => return true,
+                        None => return false,
+                    }
+                }
+                false
+            }
+            Kind::Bitset => {
+                let byte = c.data + usize::from(low / 8);
+                b.get(byte).is_some_and(|x| x >> (low % 8) & 1 == 1)
+            }
+            Kind::Runs => {
+                let n = usize::from(u16_at(b, c.data).unwrap_or(0));
+                // The last run starting at or before `low`.
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    match u16_at(b, c.data + 2 + 4 * mid) {
+                        Some(start) if start <= low => lo = mid + 1,
+                        _ => hi = mid,
+                    }
+                }
+                lo > 0
+                    && match (u16_at(b, c.data + 4 * lo - 2), u16_at(b, c.data + 4 * lo)) {
+                        (Some(start), Some(extra)) => {
+                            u32::from(low) <= u32::from(start) + u32::from(extra)
+                        }
+                        _ => false,
+                    }
+            }
+        }
+    }
+
+    /// The members of `candidates` in the bitmap.
+    pub fn filter(&self, candidates: &RoaringBitmap) -> RoaringBitmap {
+        // Ascending and distinct, as `candidates` are.
+        RoaringBitmap::from_sorted_iter(candidates.iter().filter(|&v| self.contains(v)))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn lookups_agree_with_roaring(
+            ranges in proptest::collection::vec((0u32..300_000, 0u32..70_000), 0..12),
+            singles in proptest::collection::vec(0u32..400_000, 0..6000),
+            probes in proptest::collection::vec(0u32..420_000, 0..400),
+            optimize: bool,
+        ) {
+            let mut b: RoaringBitmap = singles.into_iter().collect();
+            for (start, len) in ranges {
+                b.insert_range(start..start + len);
+            }
+            if optimize {
+                b.optimize();
+            }
+            let mut blob = Vec::new();
+            b.serialize_into(&mut blob).unwrap();
+            let stored = StoredBitmap::parse(&blob).expect("parses");
+            let mut probes: RoaringBitmap = probes.into_iter().collect();
+            // Probe the edges of every run and container too.
+            for v in b.iter().step_by(97) {
+                probes.extend([v.saturating_sub(1), v, v + 1]);
+            }
+            prop_assert_eq!(stored.filter(&probes), &probes & &b);
+        }
+
+        #[test]
+        fn damaged_headers_are_refused_or_harmless(
+            values in proptest::collection::vec(0u32..200_000, 1..3000),
+            cut in 0usize..64,
+            flip in 0usize..64,
+        ) {
+            let b: RoaringBitmap = values.into_iter().collect();
+            let mut blob = Vec::new();
+            b.serialize_into(&mut blob).unwrap();
+            blob.truncate(blob.len().saturating_sub(cut));
+            if let Some(i) = blob.len().checked_sub(1).map(|l| flip.min(l)) {
+                blob[i] ^= 0x5a;
+            }
+            // Never a panic; an answer (checksums catch damage before real reads).
+            if let Some(s) = StoredBitmap::parse(&blob) {
+                let _ = s.filter(&b);
+            }
+        }
+    }
+}
