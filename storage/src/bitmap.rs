@@ -137,39 +137,6 @@ impl BitmapKey {
     }
 }
 
-/// The number of members of a bitmap in roaring's portable serialization, read from its header
-/// alone (each container's cardinality is there), or `None` if `blob` does not start like one.
-/// An estimate for ordering scans: the blob is not checked against its checksum here.
-pub fn serialized_len(blob: &[u8]) -> Option<u64> {
-    /// The format's cookies (see roaring's format specification).
-    const COOKIE_NO_RUNS: u32 = 12346;
-    const COOKIE_RUNS: u32 = 12347;
-    let u32_at = |i: usize| {
-        blob.get(i..i.checked_add(4)?)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_le_bytes)
-    };
-    let cookie = u32_at(0)?;
-    let (containers, descriptions) = if cookie & 0xFFFF == COOKIE_RUNS {
-        // The count, then a bit per container saying whether it holds runs.
-        let n = (cookie >> 16) as usize + 1;
-        (n, 4 + n.div_ceil(8))
-    } else if cookie == COOKIE_NO_RUNS {
-        (u32_at(4)? as usize, 8)
-    } else {
-        return None;
-    };
-    // Each container: its key, then its cardinality minus one (two little-endian u16s).
-    let end = descriptions.checked_add(containers.checked_mul(4)?)?;
-    let header = blob.get(descriptions..end)?;
-    Some(
-        header
-            .chunks_exact(4)
-            .map(|c| u64::from(u16::from_le_bytes([c[2], c[3]])) + 1)
-            .sum(),
-    )
-}
-
 /// Marks a [`BitmapKey::ResultTag`] among the result keys.
 const RESULT_TAG: u64 = 0x100;
 
@@ -484,27 +451,6 @@ mod tests {
         }
         let k = BitmapKey::board(&Bitboards::default());
         assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
-    }
-
-    proptest! {
-        #[test]
-        fn serialized_len_reads_the_header(
-            ranges in proptest::collection::vec((0u32..400_000, 0u32..70_000), 0..30),
-            singles in proptest::collection::vec(0u32..1_000_000, 0..300),
-            optimize: bool,
-        ) {
-            let mut b: RoaringBitmap = singles.into_iter().collect();
-            for (start, len) in ranges {
-                b.insert_range(start..start + len);
-            }
-            if optimize {
-                b.optimize();
-            }
-            let mut blob = Vec::new();
-            b.serialize_into(&mut blob).unwrap();
-            prop_assert_eq!(serialized_len(&blob), Some(b.len()));
-            prop_assert_eq!(serialized_len(&blob[..blob.len().min(3)]), None);
-        }
     }
 
     #[test]

@@ -8,9 +8,7 @@
 //! each further bitmap to test them cost most of the query. Here each position costs two binary
 //! searches in the stored bytes (the container, then the value in it). The format is roaring's
 //! portable serialization (its published specification); [`serialized_len`] reads the same
-//! header.
-//!
-//! [`serialized_len`]: crate::bitmap::serialized_len
+//! header for a bitmap's size.
 
 use roaring::RoaringBitmap;
 
@@ -20,6 +18,54 @@ const COOKIE_RUNS: u32 = 12347;
 const NO_OFFSET_THRESHOLD: usize = 4;
 /// A container of more values than this is a bitset (unless it holds runs).
 const ARRAY_LIMIT: u64 = 4096;
+
+/// The number of members of a bitmap in roaring's portable serialization, read from its header
+/// alone (each container's cardinality is there), or `None` if `blob` does not start like one.
+/// An estimate for ordering scans: the blob is not checked against its checksum here.
+pub fn serialized_len(blob: &[u8]) -> Option<u64> {
+    let h = Header::read(blob)?;
+    // Each container: its key, then its cardinality minus one (two little-endian u16s).
+    let end = h.descriptions.checked_add(h.containers.checked_mul(4)?)?;
+    let header = blob.get(h.descriptions..end)?;
+    Some(
+        header
+            .chunks_exact(4)
+            .map(|c| u64::from(u16::from_le_bytes([c[2], c[3]])) + 1)
+            .sum(),
+    )
+}
+
+/// The start of a stored bitmap: its cookie says how many containers it has and whether a bit
+/// per container says it holds runs.
+struct Header {
+    containers: usize,
+    /// Where the run flags are, if the format has them.
+    run_flags: Option<usize>,
+    /// Where the containers' (key, cardinality - 1) pairs start.
+    descriptions: usize,
+}
+
+impl Header {
+    fn read(blob: &[u8]) -> Option<Self> {
+        let cookie = u32_at(blob, 0)?;
+        if cookie & 0xFFFF == COOKIE_RUNS {
+            let n = (cookie >> 16) as usize + 1;
+            Some(Self {
+                containers: n,
+                run_flags: Some(4),
+                descriptions: 4 + n.div_ceil(8),
+            })
+        } else if cookie == COOKIE_NO_RUNS {
+            Some(Self {
+                containers: u32_at(blob, 4)? as usize,
+                run_flags: None,
+                descriptions: 8,
+            })
+        } else {
+            None
+        }
+    }
+}
 
 /// One container: its key (the values' high 16 bits) and where its data is.
 struct Container {
@@ -57,18 +103,13 @@ fn u32_at(b: &[u8], i: usize) -> Option<u32> {
 impl<'a> StoredBitmap<'a> {
     /// Parses the header of `blob` (`None` if it is not a bitmap in the portable format).
     pub fn parse(blob: &'a [u8]) -> Option<Self> {
-        let cookie = u32_at(blob, 0)?;
-        let (n, runs_at, mut at) = if cookie & 0xFFFF == COOKIE_RUNS {
-            let n = (cookie >> 16) as usize + 1;
-            (n, Some(4), 4 + n.div_ceil(8))
-        } else if cookie == COOKIE_NO_RUNS {
-            (u32_at(blob, 4)? as usize, None, 8)
-        } else {
-            return None;
-        };
+        let Header {
+            containers: n,
+            run_flags: runs_at,
+            descriptions: mut at,
+        } = Header::read(blob)?;
         let is_run = |i: usize| {
-            runs_at
-                .is_some_and(|r: usize| blob.get(r + i / 8).is_some_and(|b| b >> (i % 8) & 1 == 1))
+            runs_at.is_some_and(|r| blob.get(r + i / 8).is_some_and(|b| b >> (i % 8) & 1 == 1))
         };
         let descriptions = at;
         at = at.checked_add(n.checked_mul(4)?)?;
@@ -170,6 +211,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A bitmap of ranges and single values, optimised (runs) or not, and its stored bytes.
+    fn stored(
+        ranges: Vec<(u32, u32)>,
+        singles: Vec<u32>,
+        optimize: bool,
+    ) -> (RoaringBitmap, Vec<u8>) {
+        let mut b: RoaringBitmap = singles.into_iter().collect();
+        for (start, len) in ranges {
+            b.insert_range(start..start + len);
+        }
+        if optimize {
+            b.optimize();
+        }
+        let mut blob = Vec::new();
+        b.serialize_into(&mut blob).unwrap();
+        (b, blob)
+    }
+
     proptest! {
         #[test]
         fn lookups_agree_with_roaring(
@@ -178,15 +237,9 @@ mod tests {
             probes in proptest::collection::vec(0u32..420_000, 0..400),
             optimize: bool,
         ) {
-            let mut b: RoaringBitmap = singles.into_iter().collect();
-            for (start, len) in ranges {
-                b.insert_range(start..start + len);
-            }
-            if optimize {
-                b.optimize();
-            }
-            let mut blob = Vec::new();
-            b.serialize_into(&mut blob).unwrap();
+            let (b, blob) = stored(ranges, singles, optimize);
+            prop_assert_eq!(serialized_len(&blob), Some(b.len()));
+            prop_assert_eq!(serialized_len(&blob[..blob.len().min(3)]), None);
             let stored = StoredBitmap::parse(&blob).expect("parses");
             let mut probes: RoaringBitmap = probes.into_iter().collect();
             // Probe the edges of every run and container too.

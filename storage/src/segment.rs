@@ -784,7 +784,7 @@ impl Segment {
     pub fn bitmap_len(&self, key: BitmapKey) -> u64 {
         self.bitmap_index(key)
             .and_then(|i| self.data().bitmap_blobs.get(i))
-            .and_then(|b| crate::bitmap::serialized_len(b.as_slice()))
+            .and_then(|b| crate::bitmap_lookup::serialized_len(b.as_slice()))
             .unwrap_or(0)
     }
 
