@@ -185,7 +185,8 @@ impl<'a> SegmentScan<'a> {
         order.sort_by_cached_key(|&i| self.estimated_len(&xs[i]).unwrap_or(u64::MAX));
         let mut acc = Found::ALL;
         for i in order {
-            if acc.is_empty() {
+            // An inexact segment is evaluated whole: nothing more to read here.
+            if acc.is_empty() || self.inexact {
                 break;
             }
             let mut at = starts[i];
