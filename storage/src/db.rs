@@ -288,6 +288,37 @@ fn open_segment(dir: &Path, e: &SegmentEntry) -> Result<Segment> {
     Ok(seg)
 }
 
+/// Opens every segment of `entries`, in order, spread over the machine's cores: opening checks
+/// each segment's tables, which is most of the time a command over a large database takes to
+/// start.
+fn open_segments(dir: &Path, entries: &[SegmentEntry]) -> Result<Vec<Segment>> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_thread = entries.len().div_ceil(cores).max(1);
+    if entries.len() <= per_thread {
+        return entries.iter().map(|e| open_segment(dir, e)).collect();
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = entries
+            .chunks(per_thread)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|e| open_segment(dir, e))
+                        .collect::<Result<Vec<_>>>()
+                })
+            })
+            .collect();
+        let mut segments = Vec::with_capacity(entries.len());
+        for part in parts {
+            let opened = part
+                .join()
+                .map_err(|_| StorageError::corrupt(dir, "opening a segment panicked"))??;
+            segments.extend(opened);
+        }
+        Ok(segments)
+    })
+}
+
 fn sync_dir(dir: &Path) -> Result<()> {
     // Directory fsync makes the new file names durable before the catalog names them.
     std::fs::File::open(dir)
@@ -367,10 +398,7 @@ impl Database {
     pub fn open(dir: &Path) -> Result<Self> {
         let mut entries = read_catalog(dir)?;
         entries.sort_by_key(|e| e.first_game);
-        let segments = entries
-            .iter()
-            .map(|e| open_segment(dir, e))
-            .collect::<Result<Vec<_>>>()?;
+        let segments = open_segments(dir, &entries)?;
         let tag_readers = entries.iter().map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {
             dir: dir.to_owned(),
