@@ -3,7 +3,7 @@
 //! Everything expensive about storing games (packing and compressing position columns and game
 //! text, finding and grouping the bitmap runs) depends only on the games themselves, so
 //! [`encode_batch`] does it in parallel worker threads. The single writer then only concatenates
-//! blobs and keeps the grouped runs (see `segment.rs` and `runs.rs`).
+//! blobs and keeps the grouped runs (see `segment/` and `runs.rs`).
 
 use crate::columns::BlockWriter;
 use crate::runs::{BatchRuns, RunFinder};

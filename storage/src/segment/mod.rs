@@ -2,23 +2,24 @@
 //!
 //! A segment holds a run of consecutive games: per-game columns (uncompressed, read zero-copy),
 //! position blocks (see `columns.rs`), the original game text in zstd chunks, the bitmap indexes
-//! and the ingest errors. [`SegmentBuilder`] writes one; [`Segment`] reads it.
+//! and the ingest errors. [`SegmentBuilder`] writes one (`builder.rs`); [`Segment`] reads it,
+//! its bitmaps in `bitmaps.rs`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use rkyv::{Archive, Deserialize, Serialize};
 use roaring::RoaringBitmap;
 
-use crate::batch::EncodedBatch;
-use crate::bitmap::{BitmapBuilder, BitmapKey};
 use crate::columns::{
     BlockView, DecodedBlock, decode_block_opts, decompress_block, decompress_frame,
 };
 use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::{Result, StorageError};
-use crate::file::{MappedFile, write_file_streaming};
-use crate::schema::{CommentRef, GameMeta, GameResult, MaterialSignature, NagRef, PositionRecord};
+use crate::file::MappedFile;
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
+
+mod bitmaps;
 
 const MAGIC: &[u8; 8] = b"CQLDBSEG";
 
@@ -169,6 +170,9 @@ macro_rules! digest_meta {
     }};
 }
 
+mod builder;
+pub use builder::SegmentBuilder;
+
 /// Totals of a segment.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SegmentStats {
@@ -184,167 +188,6 @@ pub struct SegmentStats {
     pub detached_variations: u64,
     /// The file's whole-payload checksum.
     pub file_crc: u32,
-}
-
-/// Builds one segment from encoded batches and writes it.
-pub struct SegmentBuilder {
-    data: SegmentData,
-    bitmaps: BitmapBuilder,
-    /// Every position's board key, in position order.
-    boards: Vec<u64>,
-    positions: u64,
-    data_bytes: u64,
-}
-
-impl Default for SegmentBuilder {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl SegmentBuilder {
-    /// An empty segment.
-    pub fn new() -> Self {
-        Self {
-            data: SegmentData {
-                files: Vec::new(),
-                games: GameColumns::default(),
-                blocks: Vec::new(),
-                text_chunks: Vec::new(),
-                bitmap_keys: Vec::new(),
-                bitmap_blobs: Vec::new(),
-                issues: Vec::new(),
-                variations: 0,
-                block_crcs: Vec::new(),
-                text_crcs: Vec::new(),
-                bitmap_crcs: Vec::new(),
-                meta_crc: 0,
-            },
-            bitmaps: BitmapBuilder::new(),
-            boards: Vec::new(),
-            positions: 0,
-            data_bytes: 0,
-        }
-    }
-
-    /// Registers a source file name and returns its index in this segment.
-    pub fn add_file(&mut self, name: &str) -> u32 {
-        if let Some(i) = self.data.files.iter().position(|f| f == name) {
-            return i as u32;
-        }
-        self.data.files.push(name.to_owned());
-        (self.data.files.len() - 1) as u32
-    }
-
-    /// Games added so far.
-    pub fn games(&self) -> u64 {
-        self.data.games.result.len() as u64
-    }
-
-    /// Positions added so far.
-    pub fn positions(&self) -> u64 {
-        self.positions
-    }
-
-    /// Bytes of compressed blocks and text held so far.
-    pub fn data_bytes(&self) -> u64 {
-        self.data_bytes
-    }
-
-    /// Appends a batch; `file_map` maps the batch's file indexes to this segment's.
-    pub fn push_batch(&mut self, batch: EncodedBatch, file_map: &dyn Fn(u32) -> u32) {
-        let first_game = self.games() as u32;
-        let base = self.positions as u32;
-        let block = self.data.blocks.len() as u32;
-        let chunk = self.data.text_chunks.len() as u32;
-        let mut pos = base;
-        for (i, game) in batch.games.iter().enumerate() {
-            let g = &mut self.data.games;
-            g.pos_start.push(pos);
-            pos += game.positions;
-            g.block.push(block);
-            g.text_chunk.push(chunk);
-            g.text_offset.push(game.text_offset);
-            g.text_len.push(game.text_len);
-            g.file.push(file_map(game.file));
-            g.line.push(game.line);
-            g.byte_offset.push(game.byte_offset);
-            g.result.push(game.meta.result as u8);
-            g.year.push(game.meta.year);
-            g.eco.push(game.meta.eco);
-            g.white_elo.push(game.meta.white_elo);
-            g.black_elo.push(game.meta.black_elo);
-            g.issues.push(game.issues);
-            g.detached_variations.push(game.detached_variations);
-            self.bitmaps
-                .push_game(first_game + i as u32, &game.meta, &game.tags);
-        }
-        self.data
-            .issues
-            .extend(batch.issues.iter().map(|is| IssueRecord {
-                game: is.game + first_game,
-                ..is.clone()
-            }));
-        self.data_bytes += (batch.block.len() + batch.text.len()) as u64;
-        self.data.block_crcs.push(blob_crc(&batch.block));
-        self.data.text_crcs.push(blob_crc(&batch.text));
-        self.data.blocks.push(BlockEntry {
-            first_position: base,
-            positions: batch.positions,
-            first_game,
-            raw_len: batch.block_raw_len,
-            data: batch.block,
-        });
-        self.data.text_chunks.push(batch.text);
-        self.bitmaps.add_runs(base, batch.runs);
-        self.boards.extend_from_slice(&batch.boards);
-        self.data.variations += batch.variations;
-        self.positions += u64::from(batch.positions);
-    }
-
-    /// Adds the game bitmaps of the segment's tag values (see `tags.rs`).
-    pub fn add_tag_values(&mut self, values: &[Vec<u32>]) {
-        self.bitmaps.add_tag_values(values);
-    }
-
-    /// Serialises the segment to a new file at `path` (synced), returning its totals.
-    pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
-        self.data.games.pos_start.push(self.positions as u32);
-        let (mut keys, mut blobs) = std::mem::take(&mut self.bitmaps).finish();
-        // Board keys sort after every other kind.
-        let (board_keys, board_blobs) = crate::bitmap::board_bitmaps(&self.boards);
-        keys.extend(board_keys);
-        blobs.extend(board_blobs);
-        self.data.bitmap_crcs = blobs.iter().map(|b| blob_crc(b)).collect();
-        self.data.bitmap_keys = keys;
-        self.data.bitmap_blobs = blobs;
-        self.data.meta_crc = digest_meta!(&self.data);
-        let stats = SegmentStats {
-            games: self.data.games.result.len() as u64,
-            positions: self.positions,
-            variations: self.data.variations,
-            issues: self.data.issues.len() as u64,
-            detached_variations: self
-                .data
-                .games
-                .detached_variations
-                .iter()
-                .map(|&v| u64::from(v))
-                .sum(),
-            file_crc: 0,
-        };
-        // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
-        // cost more than the serialisation).
-        let file_crc = write_file_streaming(path, MAGIC, |w| {
-            rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
-                &self.data,
-                rkyv::ser::writer::IoWriter::new(w),
-            )
-            .map(rkyv::ser::writer::IoWriter::into_inner)
-            .map_err(|e| e.to_string())
-        })?;
-        Ok(SegmentStats { file_crc, ..stats })
-    }
 }
 
 /// A read-only, verified segment.
@@ -715,88 +558,6 @@ impl Segment {
             .collect()
     }
 
-    /// The bitmap for a key (empty if no position or game has it).
-    pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
-        match self.bitmap_blob(key)? {
-            Some(blob) => RoaringBitmap::deserialize_from(blob)
-                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
-            None => Ok(RoaringBitmap::new()),
-        }
-    }
-
-    /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one).
-    fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
-        let d = self.data();
-        let Some(i) = self.bitmap_index(key) else {
-            return Ok(None);
-        };
-        let blob = d
-            .bitmap_blobs
-            .get(i)
-            .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
-        let (word, bit) = (self.verified_bitmaps.get(i / 64), 1u64 << (i % 64));
-        if word.is_none_or(|w| w.load(Ordering::Relaxed) & bit == 0) {
-            self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
-            if let Some(w) = word {
-                w.fetch_or(bit, Ordering::Relaxed);
-            }
-        }
-        Ok(Some(blob.as_slice()))
-    }
-
-    /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
-    /// decoding the parts of it that `with` has nothing in (a small set against a dense
-    /// bitmap reads a few of its containers).
-    pub fn bitmap_and(&self, key: BitmapKey, with: &RoaringBitmap) -> Result<RoaringBitmap> {
-        match self.bitmap_blob(key)? {
-            Some(blob) => with
-                .intersection_with_serialized_unchecked(std::io::Cursor::new(blob))
-                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
-            None => Ok(RoaringBitmap::new()),
-        }
-    }
-
-    /// The members of `candidates` in `key`'s bitmap, each looked up in the stored bytes
-    /// ([`StoredBitmap`](crate::bitmap_lookup::StoredBitmap)): for a few candidates against a
-    /// large bitmap, far cheaper than decoding it.
-    pub fn bitmap_filter(
-        &self,
-        key: BitmapKey,
-        candidates: &RoaringBitmap,
-    ) -> Result<RoaringBitmap> {
-        match self.bitmap_blob(key)? {
-            Some(blob) => crate::bitmap_lookup::StoredBitmap::parse(blob)
-                .map(|b| b.filter(candidates))
-                .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: unreadable header"))),
-            None => Ok(RoaringBitmap::new()),
-        }
-    }
-
-    /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.
-    pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
-        self.bitmap_index(key)
-            .and_then(|i| self.data().bitmap_blobs.get(i))
-            .map_or(0, |b| b.len())
-    }
-
-    /// How many positions (or games) `key`'s bitmap holds, from its header (0 without one): a
-    /// selectivity estimate, not checked against the bitmap's checksum.
-    pub fn bitmap_len(&self, key: BitmapKey) -> u64 {
-        self.bitmap_index(key)
-            .and_then(|i| self.data().bitmap_blobs.get(i))
-            .and_then(|b| crate::bitmap_lookup::serialized_len(b.as_slice()))
-            .unwrap_or(0)
-    }
-
-    /// Where `key`'s bitmap is among the segment's (keys are sorted).
-    fn bitmap_index(&self, key: BitmapKey) -> Option<usize> {
-        let k = key.to_u64();
-        self.data()
-            .bitmap_keys
-            .binary_search_by(|x| x.to_native().cmp(&k))
-            .ok()
-    }
-
     /// A position block's entry, its data checked against its checksum.
     fn block_entry(&self, block: usize) -> Result<&ArchivedBlockEntry> {
         let d = self.data();
@@ -858,38 +619,6 @@ impl Segment {
             roots,
             notes: Notes { comments, nags },
         })
-    }
-
-    /// Whether the segment stores a bitmap under `key` (an absent key reads as empty).
-    pub fn has_bitmap(&self, key: BitmapKey) -> bool {
-        self.bitmap_index(key).is_some()
-    }
-
-    /// The material signatures that have a bitmap.
-    pub fn materials(&self) -> Vec<MaterialSignature> {
-        // Keys sort by kind first: the material keys are one run, found by two searches.
-        let keys = &self.data().bitmap_keys;
-        let kind = |k: u64| k >> 56;
-        let material = BitmapKey::Material(MaterialSignature(0)).to_u64() >> 56;
-        let from = keys.partition_point(|k| kind(k.to_native()) < material);
-        let to = keys.partition_point(|k| kind(k.to_native()) <= material);
-        keys[from..to.max(from)]
-            .iter()
-            .filter_map(|k| match BitmapKey::from_u64(k.to_native()) {
-                Some(BitmapKey::Material(m)) => Some(m),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Every bitmap's key and byte size.
-    pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
-        let d = self.data();
-        d.bitmap_keys
-            .iter()
-            .zip(d.bitmap_blobs.iter())
-            .filter_map(|(k, b)| Some((BitmapKey::from_u64(k.to_native())?, b.len())))
-            .collect()
     }
 
     /// Byte sizes of the segment's parts: (position blocks, game text, bitmaps, other).

@@ -1,0 +1,128 @@
+//! A segment's bitmaps: reading one whole, partially ([`Segment::bitmap_and`]) or by looking
+//! positions up in its stored bytes ([`Segment::bitmap_filter`]), its size from its header, and
+//! which keys the segment has. Each bitmap's checksum is checked on its first read.
+
+use std::sync::atomic::Ordering;
+
+use roaring::RoaringBitmap;
+
+use super::Segment;
+use crate::bitmap::BitmapKey;
+use crate::error::Result;
+use crate::schema::MaterialSignature;
+
+impl Segment {
+    /// The bitmap for a key (empty if no position or game has it).
+    pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
+        match self.bitmap_blob(key)? {
+            Some(blob) => RoaringBitmap::deserialize_from(blob)
+                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one).
+    fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
+        let d = self.data();
+        let Some(i) = self.bitmap_index(key) else {
+            return Ok(None);
+        };
+        let blob = d
+            .bitmap_blobs
+            .get(i)
+            .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
+        let (word, bit) = (self.verified_bitmaps.get(i / 64), 1u64 << (i % 64));
+        if word.is_none_or(|w| w.load(Ordering::Relaxed) & bit == 0) {
+            self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
+            if let Some(w) = word {
+                w.fetch_or(bit, Ordering::Relaxed);
+            }
+        }
+        Ok(Some(blob.as_slice()))
+    }
+
+    /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
+    /// decoding the parts of it that `with` has nothing in (a small set against a dense
+    /// bitmap reads a few of its containers).
+    pub fn bitmap_and(&self, key: BitmapKey, with: &RoaringBitmap) -> Result<RoaringBitmap> {
+        match self.bitmap_blob(key)? {
+            Some(blob) => with
+                .intersection_with_serialized_unchecked(std::io::Cursor::new(blob))
+                .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// The members of `candidates` in `key`'s bitmap, each looked up in the stored bytes
+    /// ([`StoredBitmap`](crate::bitmap_lookup::StoredBitmap)): for a few candidates against a
+    /// large bitmap, far cheaper than decoding it.
+    pub fn bitmap_filter(
+        &self,
+        key: BitmapKey,
+        candidates: &RoaringBitmap,
+    ) -> Result<RoaringBitmap> {
+        match self.bitmap_blob(key)? {
+            Some(blob) => crate::bitmap_lookup::StoredBitmap::parse(blob)
+                .map(|b| b.filter(candidates))
+                .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: unreadable header"))),
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.
+    pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
+        self.bitmap_index(key)
+            .and_then(|i| self.data().bitmap_blobs.get(i))
+            .map_or(0, |b| b.len())
+    }
+
+    /// How many positions (or games) `key`'s bitmap holds, from its header (0 without one): a
+    /// selectivity estimate, not checked against the bitmap's checksum.
+    pub fn bitmap_len(&self, key: BitmapKey) -> u64 {
+        self.bitmap_index(key)
+            .and_then(|i| self.data().bitmap_blobs.get(i))
+            .and_then(|b| crate::bitmap_lookup::serialized_len(b.as_slice()))
+            .unwrap_or(0)
+    }
+
+    /// Where `key`'s bitmap is among the segment's (keys are sorted).
+    fn bitmap_index(&self, key: BitmapKey) -> Option<usize> {
+        let k = key.to_u64();
+        self.data()
+            .bitmap_keys
+            .binary_search_by(|x| x.to_native().cmp(&k))
+            .ok()
+    }
+
+    /// Whether the segment stores a bitmap under `key` (an absent key reads as empty).
+    pub fn has_bitmap(&self, key: BitmapKey) -> bool {
+        self.bitmap_index(key).is_some()
+    }
+
+    /// The material signatures that have a bitmap.
+    pub fn materials(&self) -> Vec<MaterialSignature> {
+        // Keys sort by kind first: the material keys are one run, found by two searches.
+        let keys = &self.data().bitmap_keys;
+        let kind = |k: u64| k >> 56;
+        let material = BitmapKey::Material(MaterialSignature(0)).to_u64() >> 56;
+        let from = keys.partition_point(|k| kind(k.to_native()) < material);
+        let to = keys.partition_point(|k| kind(k.to_native()) <= material);
+        keys[from..to.max(from)]
+            .iter()
+            .filter_map(|k| match BitmapKey::from_u64(k.to_native()) {
+                Some(BitmapKey::Material(m)) => Some(m),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every bitmap's key and byte size.
+    pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
+        let d = self.data();
+        d.bitmap_keys
+            .iter()
+            .zip(d.bitmap_blobs.iter())
+            .filter_map(|(k, b)| Some((BitmapKey::from_u64(k.to_native())?, b.len())))
+            .collect()
+    }
+}

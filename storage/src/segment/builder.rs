@@ -1,0 +1,172 @@
+//! Writing a segment: encoded batches are appended to its columns and bitmaps, then the whole
+//! is archived with rkyv and written in one pass with its checksums.
+
+use std::path::Path;
+
+use super::{BlockEntry, GameColumns, IssueRecord, MAGIC, SegmentData, SegmentStats};
+use crate::batch::EncodedBatch;
+use crate::bitmap::BitmapBuilder;
+use crate::digest::{Digest, LeColumn, Native, blob_crc};
+use crate::error::Result;
+use crate::file::write_file_streaming;
+
+/// Builds one segment from encoded batches and writes it.
+pub struct SegmentBuilder {
+    data: SegmentData,
+    bitmaps: BitmapBuilder,
+    /// Every position's board key, in position order.
+    boards: Vec<u64>,
+    positions: u64,
+    data_bytes: u64,
+}
+
+impl Default for SegmentBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SegmentBuilder {
+    /// An empty segment.
+    pub fn new() -> Self {
+        Self {
+            data: SegmentData {
+                files: Vec::new(),
+                games: GameColumns::default(),
+                blocks: Vec::new(),
+                text_chunks: Vec::new(),
+                bitmap_keys: Vec::new(),
+                bitmap_blobs: Vec::new(),
+                issues: Vec::new(),
+                variations: 0,
+                block_crcs: Vec::new(),
+                text_crcs: Vec::new(),
+                bitmap_crcs: Vec::new(),
+                meta_crc: 0,
+            },
+            bitmaps: BitmapBuilder::new(),
+            boards: Vec::new(),
+            positions: 0,
+            data_bytes: 0,
+        }
+    }
+
+    /// Registers a source file name and returns its index in this segment.
+    pub fn add_file(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.data.files.iter().position(|f| f == name) {
+            return i as u32;
+        }
+        self.data.files.push(name.to_owned());
+        (self.data.files.len() - 1) as u32
+    }
+
+    /// Games added so far.
+    pub fn games(&self) -> u64 {
+        self.data.games.result.len() as u64
+    }
+
+    /// Positions added so far.
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// Bytes of compressed blocks and text held so far.
+    pub fn data_bytes(&self) -> u64 {
+        self.data_bytes
+    }
+
+    /// Appends a batch; `file_map` maps the batch's file indexes to this segment's.
+    pub fn push_batch(&mut self, batch: EncodedBatch, file_map: &dyn Fn(u32) -> u32) {
+        let first_game = self.games() as u32;
+        let base = self.positions as u32;
+        let block = self.data.blocks.len() as u32;
+        let chunk = self.data.text_chunks.len() as u32;
+        let mut pos = base;
+        for (i, game) in batch.games.iter().enumerate() {
+            let g = &mut self.data.games;
+            g.pos_start.push(pos);
+            pos += game.positions;
+            g.block.push(block);
+            g.text_chunk.push(chunk);
+            g.text_offset.push(game.text_offset);
+            g.text_len.push(game.text_len);
+            g.file.push(file_map(game.file));
+            g.line.push(game.line);
+            g.byte_offset.push(game.byte_offset);
+            g.result.push(game.meta.result as u8);
+            g.year.push(game.meta.year);
+            g.eco.push(game.meta.eco);
+            g.white_elo.push(game.meta.white_elo);
+            g.black_elo.push(game.meta.black_elo);
+            g.issues.push(game.issues);
+            g.detached_variations.push(game.detached_variations);
+            self.bitmaps
+                .push_game(first_game + i as u32, &game.meta, &game.tags);
+        }
+        self.data
+            .issues
+            .extend(batch.issues.iter().map(|is| IssueRecord {
+                game: is.game + first_game,
+                ..is.clone()
+            }));
+        self.data_bytes += (batch.block.len() + batch.text.len()) as u64;
+        self.data.block_crcs.push(blob_crc(&batch.block));
+        self.data.text_crcs.push(blob_crc(&batch.text));
+        self.data.blocks.push(BlockEntry {
+            first_position: base,
+            positions: batch.positions,
+            first_game,
+            raw_len: batch.block_raw_len,
+            data: batch.block,
+        });
+        self.data.text_chunks.push(batch.text);
+        self.bitmaps.add_runs(base, batch.runs);
+        self.boards.extend_from_slice(&batch.boards);
+        self.data.variations += batch.variations;
+        self.positions += u64::from(batch.positions);
+    }
+
+    /// Adds the game bitmaps of the segment's tag values (see `tags.rs`).
+    pub fn add_tag_values(&mut self, values: &[Vec<u32>]) {
+        self.bitmaps.add_tag_values(values);
+    }
+
+    /// Serialises the segment to a new file at `path` (synced), returning its totals.
+    pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
+        self.data.games.pos_start.push(self.positions as u32);
+        let (mut keys, mut blobs) = std::mem::take(&mut self.bitmaps).finish();
+        // Board keys sort after every other kind.
+        let (board_keys, board_blobs) = crate::bitmap::board_bitmaps(&self.boards);
+        keys.extend(board_keys);
+        blobs.extend(board_blobs);
+        self.data.bitmap_crcs = blobs.iter().map(|b| blob_crc(b)).collect();
+        self.data.bitmap_keys = keys;
+        self.data.bitmap_blobs = blobs;
+        self.data.meta_crc = digest_meta!(&self.data);
+        let stats = SegmentStats {
+            games: self.data.games.result.len() as u64,
+            positions: self.positions,
+            variations: self.data.variations,
+            issues: self.data.issues.len() as u64,
+            detached_variations: self
+                .data
+                .games
+                .detached_variations
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum(),
+            file_crc: 0,
+        };
+        // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
+        // cost more than the serialisation).
+        let file_crc = write_file_streaming(path, MAGIC, |w| {
+            rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
+                &self.data,
+                rkyv::ser::writer::IoWriter::new(w),
+            )
+            .map(rkyv::ser::writer::IoWriter::into_inner)
+            .map_err(|e| e.to_string())
+        })?;
+        Ok(SegmentStats { file_crc, ..stats })
+    }
+}
