@@ -45,7 +45,7 @@ pub enum BitmapKey {
     Eco(u16),
     /// Games whose player of this colour has an Elo in this band (`elo / 100`).
     EloBand(Color, u16),
-    /// Games with this tag value (its number in the segment's tag index, see `tags.rs`).
+    /// Games with this tag value (its number in the segment's tag index, see `tags/`).
     TagValue(u32),
     /// Positions whose reaching move (`bit < 32`) or some leaving move (`bit - 32`) has a move
     /// feature (see [`MoveFeature`]); bit [`MoveFeature::MARKER`] is the empty marker of a

@@ -126,7 +126,7 @@ impl SegmentBuilder {
         self.positions += u64::from(batch.positions);
     }
 
-    /// Adds the game bitmaps of the segment's tag values (see `tags.rs`).
+    /// Adds the game bitmaps of the segment's tag values (see `tags/`).
     pub fn add_tag_values(&mut self, values: &[Vec<u32>]) {
         self.bitmaps.add_tag_values(values);
     }
