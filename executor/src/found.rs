@@ -279,7 +279,7 @@ fn sparse_games_of<const B: usize>(starts: &[u32], positions: &RoaringBitmap) ->
     let mut it = positions.iter();
     let mut buf = [0u32; B];
     let mut g = 0usize;
-    loop {
+    'walk: loop {
         let batch = it.next_many(&mut buf);
         let k = batch.len();
         if k == 0 {
@@ -289,7 +289,7 @@ fn sparse_games_of<const B: usize>(starts: &[u32], positions: &RoaringBitmap) ->
         while i < k {
             g = game_at(starts, g, batch[i]);
             if g >= n {
-                return RoaringBitmap::from_sorted_iter(found).unwrap_or_default();
+                break 'walk;
             }
             found.push(g as u32);
             let end = starts[g + 1];

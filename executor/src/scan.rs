@@ -199,8 +199,7 @@ impl<'a> SegmentScan<'a> {
                 let lookups =
                     p.len().saturating_mul(LOOKUP_COST) <= self.seg.bitmap_bytes(key) as u64;
                 let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
-                let sparse = u64::from(p.statistics().n_containers) * SPARSE <= containers;
-                if lookups || sparse {
+                if lookups || u64::from(p.statistics().n_containers) * SPARSE <= containers {
                     let t = Instant::now();
                     let p = acc.positions.take().unwrap_or_default();
                     acc = Found::positions(if lookups {

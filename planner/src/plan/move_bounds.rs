@@ -14,12 +14,12 @@ use crate::ast::{Castle, Dash, Expr, MoveFilter, MoveSource, Node, PieceSet};
 use super::bounds::Bounds;
 use super::scan::{MoveOf, MoveTraits, Scan};
 
-/// Which move a filter looks at: `Some(false)` the one that reached the position, `Some(true)`
-/// the PGN moves from it, `None` generated moves (no index).
-fn side(source: MoveSource) -> Option<bool> {
+/// Which move a filter looks at: the one that reached the position, the PGN moves from it, or
+/// (`None`) generated moves, which no index keeps.
+fn side(source: MoveSource) -> Option<MoveOf> {
     match source {
-        MoveSource::Pgn => Some(true),
-        MoveSource::Current => Some(false),
+        MoveSource::Pgn => Some(MoveOf::Leaving),
+        MoveSource::Current => Some(MoveOf::Reached),
         MoveSource::Legal | MoveSource::PseudoLegal => None,
     }
 }
@@ -45,25 +45,21 @@ fn designated_roles(n: &Node) -> Option<u8> {
 
 /// Conditions on one move, gathered from a filter's parameters.
 struct MoveConditions {
-    leaving: bool,
+    of: MoveOf,
     scan: Scan,
 }
 
 impl MoveConditions {
-    fn new(leaving: bool) -> Self {
+    fn new(of: MoveOf) -> Self {
         Self {
-            leaving,
+            of,
             scan: Scan::All,
         }
     }
 
     fn need(&mut self, traits: MoveTraits) {
         let s = Scan::Moves {
-            of: if self.leaving {
-                MoveOf::Leaving
-            } else {
-                MoveOf::Reached
-            },
+            of: self.of,
             traits,
         };
         self.scan = Scan::and(std::mem::replace(&mut self.scan, Scan::All), s);
@@ -72,7 +68,7 @@ impl MoveConditions {
     /// The origin is a square of `from`: the moving piece is of a designated type (indexed for
     /// the moves leaving a position only).
     fn from(&mut self, from: Option<&Node>) {
-        if !self.leaving {
+        if self.of != MoveOf::Leaving {
             return;
         }
         if let Some(roles) = from.and_then(designated_roles) {
@@ -121,10 +117,10 @@ fn castle_traits(which: Castle) -> MoveTraits {
 
 /// `F--G`, `F[x]G`, with `=P` and a target.
 pub(super) fn dash(d: &Dash) -> Bounds {
-    let Some(leaving) = side(d.source) else {
+    let Some(of) = side(d.source) else {
         return Bounds::unknown();
     };
-    let mut c = MoveConditions::new(leaving);
+    let mut c = MoveConditions::new(of);
     c.from(d.from.as_ref());
     if d.capture {
         c.capture(d.to.as_ref());
@@ -158,7 +154,11 @@ pub(super) fn legacy(m: &MoveFilter, variations: bool) -> Bounds {
     if m.count || m.legal || m.pseudolegal {
         return Bounds::unknown();
     }
-    let mut c = MoveConditions::new(!m.previous);
+    let mut c = MoveConditions::new(if m.previous {
+        MoveOf::Reached
+    } else {
+        MoveOf::Leaving
+    });
     c.from(m.from.as_ref());
     c.to(m.to.as_ref());
     if let Some(captured) = &m.capture {
@@ -179,13 +179,14 @@ pub(super) fn legacy(m: &MoveFilter, variations: bool) -> Bounds {
     // `move promote T` and nothing else: "a move from here promotes to a piece of type T",
     // which the bitmaps answer exactly: among every move leaving the position when variations
     // are visited, else of the main-line move (all the query sees there).
-    let promote_only = m.promote.is_some()
-        && m.from.is_none()
+    let nothing_else = m.from.is_none()
         && m.to.is_none()
         && m.capture.is_none()
         && m.castle.is_none()
         && !(m.previous || m.enpassant || m.null || m.primary || m.secondary);
-    if let (true, Some(mask)) = (promote_only, m.promote) {
+    if let Some(mask) = m.promote
+        && nothing_else
+    {
         let of = if variations {
             MoveOf::Leaving
         } else {
@@ -231,12 +232,7 @@ mod tests {
         }))
     }
 
-    fn moves(leaving: bool, traits: MoveTraits) -> Scan {
-        let of = if leaving {
-            MoveOf::Leaving
-        } else {
-            MoveOf::Reached
-        };
+    fn moves(of: MoveOf, traits: MoveTraits) -> Scan {
         Scan::Moves { of, traits }
     }
 
@@ -254,8 +250,8 @@ mod tests {
         assert_eq!(
             b.upper,
             Scan::And(vec![
-                moves(true, MoveTraits::moved(1 << 1)),
-                moves(true, MoveTraits::captured(1 << 4)),
+                moves(MoveOf::Leaving, MoveTraits::moved(1 << 1)),
+                moves(MoveOf::Leaving, MoveTraits::captured(1 << 4)),
             ])
         );
         assert_eq!(b.lower, Scan::Empty, "upper bounds only");
@@ -293,7 +289,10 @@ mod tests {
             target: None,
             source: MoveSource::Current,
         };
-        assert_eq!(dash(&d).upper, moves(false, MoveTraits::promoted(1 << 4)));
+        assert_eq!(
+            dash(&d).upper,
+            moves(MoveOf::Reached, MoveTraits::promoted(1 << 4))
+        );
     }
 
     #[test]
@@ -309,7 +308,10 @@ mod tests {
             ]))),
             source: MoveSource::Pgn,
         };
-        assert_eq!(dash(&d).upper, moves(true, MoveTraits::CASTLE_QUEEN_SIDE));
+        assert_eq!(
+            dash(&d).upper,
+            moves(MoveOf::Leaving, MoveTraits::CASTLE_QUEEN_SIDE)
+        );
     }
 
     #[test]
@@ -320,7 +322,7 @@ mod tests {
         };
         assert_eq!(
             legacy(&m, true),
-            Bounds::exact(moves(true, MoveTraits::promoted(1 << 1)))
+            Bounds::exact(moves(MoveOf::Leaving, MoveTraits::promoted(1 << 1)))
         );
         // Without variations, what the main-line move does.
         assert_eq!(
@@ -357,7 +359,7 @@ mod tests {
         };
         assert_eq!(
             legacy(&m, true).upper,
-            moves(false, MoveTraits::CASTLE_QUEEN_SIDE)
+            moves(MoveOf::Reached, MoveTraits::CASTLE_QUEEN_SIDE)
         );
     }
 }

@@ -131,29 +131,22 @@ mod tests {
 
     #[test]
     fn move_scans_about_one_move_merge_under_or() {
-        let m = |leaving: bool, traits| Scan::Moves {
-            of: if leaving {
-                MoveOf::Leaving
-            } else {
-                MoveOf::Reached
-            },
-            traits,
-        };
+        let m = |of, traits| Scan::Moves { of, traits };
         let s = Scan::Or(vec![
-            m(false, MoveTraits::CASTLE_KING_SIDE),
+            m(MoveOf::Reached, MoveTraits::CASTLE_KING_SIDE),
             Scan::Flag(Mate),
-            m(true, MoveTraits::NULL),
-            m(false, MoveTraits::CASTLE_QUEEN_SIDE),
+            m(MoveOf::Leaving, MoveTraits::NULL),
+            m(MoveOf::Reached, MoveTraits::CASTLE_QUEEN_SIDE),
         ]);
         assert_eq!(
             simplify(&s),
             Scan::Or(vec![
                 m(
-                    false,
+                    MoveOf::Reached,
                     MoveTraits::CASTLE_KING_SIDE.union(MoveTraits::CASTLE_QUEEN_SIDE)
                 ),
                 Scan::Flag(Mate),
-                m(true, MoveTraits::NULL),
+                m(MoveOf::Leaving, MoveTraits::NULL),
             ])
         );
     }
