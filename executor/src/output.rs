@@ -14,8 +14,8 @@ use cqldb_storage::CommentPlacement;
 use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 
-use crate::eval::GameMatch;
-use crate::game::Game;
+use crate::GameMatch;
+use crate::Game;
 
 /// Output settings from the header and command line.
 #[derive(Clone, Debug)]

@@ -17,6 +17,7 @@
 
 pub mod ast;
 pub mod error;
+pub mod eval;
 mod filters;
 pub mod gtql;
 pub mod keywords;

@@ -1,11 +1,11 @@
 //! Game-tree filters: initial, terminal, mainline, ply, depth, positionid, position, parent,
 //! child, ancestor, descendant, distance, lca, find, movenumber.
 
-use cqldb_planner::ast::Expr;
+use crate::ast::Expr;
 use cqldb_storage::PositionFlags;
 
-use crate::eval::{Cx, Engine, matches};
-use crate::value::Value;
+use crate::eval::engine::{Cx, Engine, matches};
+use crate::eval::value::Value;
 
 impl Engine {
     pub(crate) fn eval_tree(&mut self, e: &Expr, cx: &mut Cx) -> Option<Value> {
@@ -106,7 +106,7 @@ impl Engine {
         }
     }
 
-    fn pos_of(&mut self, n: &cqldb_planner::ast::Node, cx: &mut Cx) -> Option<u32> {
+    fn pos_of(&mut self, n: &crate::ast::Node, cx: &mut Cx) -> Option<u32> {
         match self.eval(n, cx)? {
             Value::Pos(p) => Some(p),
             _ => None,

@@ -1,9 +1,9 @@
 //! Tag filters: player, event, site, date, eco, tag "Name", result, elo, year, gamenumber.
 
-use cqldb_planner::ast::{Expr, TagField};
+use crate::ast::{Expr, TagField};
 
-use crate::eval::{Cx, Engine};
-use crate::value::Value;
+use crate::eval::engine::{Cx, Engine};
+use crate::eval::value::Value;
 
 impl Engine {
     pub(crate) fn eval_tag(&mut self, e: &Expr, cx: &mut Cx) -> Option<Value> {

@@ -1,19 +1,16 @@
-//! The evaluator: walks a game's positions and evaluates the query's filters at each.
-//!
-//! Position geometry lives in `board.rs`, moves in `moves.rs`, game-tree navigation in
-//! `tree.rs` and tags in `tags.rs`; this file holds the engine, the logical and arithmetic core,
-//! variables and strings.
+//! The engine: a game's positions walked in order, the body evaluated at each, and the core of the
+//! language (logic, comparison, arithmetic, variables, functions, strings).
 
 use std::sync::Arc;
 
-use cqldb_planner::Query;
-use cqldb_planner::ast::*;
-use cqldb_planner::transform;
+use crate::Query;
+use crate::ast::*;
+use crate::transform;
 use rustc_hash::FxHashMap;
 
-use crate::board;
-use crate::game::Game;
-use crate::value::Value;
+use crate::eval::board;
+use crate::eval::game::Game;
+use crate::eval::value::Value;
 
 /// Limits that keep a runaway query (endless `while`, deep recursion) from hanging a run.
 const MAX_LOOP_STEPS: u64 = 10_000_000;
@@ -53,7 +50,7 @@ pub struct Cx<'g> {
     /// Evaluation problems (see [`GameMatch::warnings`]).
     pub warnings: Vec<String>,
     /// Whether colours are swapped (inside a `flipcolor` copy): colour- and direction-bound
-    /// literals are read through `cqldb_planner::transform`.
+    /// literals are read through `crate::transform`.
     pub flip: bool,
     call_depth: usize,
     steps: u64,
@@ -734,7 +731,7 @@ impl Engine {
         match v {
             Value::Piece(_) => self
                 .as_set(v, cx)
-                .map_or_else(String::new, crate::value::squares_text),
+                .map_or_else(String::new, crate::eval::value::squares_text),
             Value::Set(s) => {
                 // A single occupied square prints with its piece: `Kg1`.
                 let rec = &cx.game.positions[cx.cur as usize];
@@ -742,9 +739,9 @@ impl Engine {
                     && let Some(p) = board::piece_on(rec, s.trailing_zeros())
                 {
                     let c = "PNBRQKpnbrqk".as_bytes()[p] as char;
-                    return format!("{c}{}", crate::value::squares_text(*s));
+                    return format!("{c}{}", crate::eval::value::squares_text(*s));
                 }
-                crate::value::squares_text(*s)
+                crate::eval::value::squares_text(*s)
             }
             other => other.render(),
         }

@@ -1,6 +1,6 @@
 //! Static board geometry over a position row: designators, attacks, lines, pins, pawns.
 
-use cqldb_planner::ast::{Direction, PawnKind, PieceSet};
+use crate::ast::{Direction, PawnKind, PieceSet};
 use cqldb_storage::PositionRecord;
 use shakmaty::{Bitboard, Color, Role, Square, attacks};
 

@@ -2,13 +2,13 @@
 //! `countmoves`, `currentmove`, the deprecated `move`, and the move-kind words (`from`, `to`,
 //! `castle`, `enpassant`, `nullmove`, `primary`, `secondary`).
 
-use cqldb_planner::ast::{Castle, Dash, Expr, MoveFilter, MoveSource};
+use crate::ast::{Castle, Dash, Expr, MoveFilter, MoveSource};
 use cqldb_storage::{MoveCode, MoveKind, PositionRecord};
 use shakmaty::{Chess, Move, Position};
 
-use crate::board;
-use crate::eval::{Cx, Engine, matches};
-use crate::value::Value;
+use crate::eval::board;
+use crate::eval::engine::{Cx, Engine, matches};
+use crate::eval::value::Value;
 
 /// One candidate move, with the squares the filters test.
 #[derive(Copy, Clone, Debug)]
