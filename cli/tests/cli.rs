@@ -1,7 +1,6 @@
 //! End-to-end tests of the `cqldb` binary: the README commands, exact `show`, error reporting,
 //! corruption detection and crash safety (SIGKILL part-way through a build).
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -602,8 +601,10 @@ fn gtql_over_games_agrees_with_the_position_table() {
     use cqldb_storage::{Database, PositionFlags};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let pgn = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/variations/pychess_world_matches.pgn");
+    let pgn = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../../shared/data/variations/pychess_world_matches.pgn");
     ok(&["index", "--quiet", "--db", s(&db), s(&pgn)]);
     let gtql = |q: &str| ok(&["gtql", q, "--db", s(&db), "--limit", "0"]);
     for q in [
@@ -669,7 +670,11 @@ fn searcher_logs_import_and_answer_the_papers_questions() {
     use cqldb_bench_data::search::{ALIASES, ENGINE, FIELDS, Searcher, epd_position};
     let dir = tempfile::tempdir().unwrap();
     let epd = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/epd/lct2.epd"),
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+        )
+        .join("../../shared/data/epd/lct2.epd"),
     )
     .unwrap();
     let (pos, _) = epd_position(epd.lines().nth(14).unwrap()).unwrap();

@@ -28,7 +28,10 @@ fn pruning_rules() -> Vec<&'static dyn Rule> {
 }
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../../shared")
 }
 
 fn index(inputs: &[PathBuf], db: &Path) {

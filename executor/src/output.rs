@@ -14,8 +14,8 @@ use cqldb_storage::CommentPlacement;
 use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 
-use crate::GameMatch;
 use crate::Game;
+use crate::GameMatch;
 
 /// Output settings from the header and command line.
 #[derive(Clone, Debug)]

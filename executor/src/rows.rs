@@ -7,8 +7,8 @@ use std::io::{self, Write};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Position};
 
-use crate::GameMatch;
 use crate::Game;
+use crate::GameMatch;
 
 /// The CSV header line of [`write_csv_row`].
 pub const CSV_HEADER: &str = "game,white,black,date,result,eco,matches,positions,plies,fens,sans";

@@ -9,7 +9,10 @@ use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
 use cqldb_storage::{Database, DbWriter, WriterOptions};
 
 fn edge_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/edge")
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../../shared/data/edge")
 }
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {

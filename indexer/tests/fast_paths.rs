@@ -15,9 +15,11 @@ use shakmaty::san::San;
 use shakmaty::{Chess, Position, Role, Square};
 
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
-        .join(rel)
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../../shared/data")
+    .join(rel)
 }
 
 fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {

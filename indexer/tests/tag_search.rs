@@ -4,7 +4,6 @@
 //! fail where it fails).
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
 use cqldb_storage::tags::{TEXT_TAGS, register_tokenizer, text_indexing};
@@ -93,8 +92,10 @@ fn lowercase_paths(q: &str) -> String {
 
 #[test]
 fn value_index_answers_like_a_per_game_index() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/variations/pychess_world_matches.pgn");
+    let file = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../../shared/data/variations/pychess_world_matches.pgn");
     let tmp = tempfile::tempdir().unwrap();
     let options = WriterOptions {
         segment_positions: 10_000,

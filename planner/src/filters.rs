@@ -1,9 +1,11 @@
 //! The keyword table: how each CQL keyword filter is parsed.
 //!
-//! Adding a filter means adding its arm here, its evaluation in the executor, and a test.
+//! The filters with a file of their own (`crate::filter`) are found through its table first;
+//! the arms here are the language's core and the filters not yet moved to a file.
 
 use crate::ast::*;
 use crate::error::ParseError;
+use crate::filter::syntax::Syntax;
 use crate::keywords::is_reserved;
 use crate::parser::Parser;
 use crate::token::Tok;
@@ -14,28 +16,16 @@ type PResult<T> = Result<T, ParseError>;
 impl Parser {
     /// A filter that starts with the word `w` (already consumed).
     pub(crate) fn word(&mut self, w: &str, start: usize) -> PResult<Node> {
+        if let Some(expr) = crate::filter::parse(w, self) {
+            return Ok(Node {
+                expr: expr?,
+                span: self.span_from(start),
+            });
+        }
         let simple = |e: Expr| -> PResult<Option<Expr>> { Ok(Some(e)) };
         let expr: Option<Expr> = match w {
             "true" => simple(Expr::True)?,
             "false" => simple(Expr::False)?,
-            "check" => simple(Expr::Check)?,
-            "mate" => simple(Expr::Mate)?,
-            "stalemate" => simple(Expr::Stalemate)?,
-            "wtm" => simple(Expr::ToMove(true))?,
-            "btm" => simple(Expr::ToMove(false))?,
-            "sidetomove" => simple(Expr::SideToMove)?,
-            "white" => simple(Expr::ColorConst(1))?,
-            "black" => simple(Expr::ColorConst(-1))?,
-            "initial" => simple(Expr::Initial)?,
-            "terminal" => simple(Expr::Terminal)?,
-            "mainline" => simple(Expr::Mainline)?,
-            "variation" => simple(Expr::Variation)?,
-            "virtualmainline" => simple(Expr::VirtualMainline)?,
-            "ply" => simple(Expr::Ply)?,
-            "movenumber" => simple(Expr::MoveNumber)?,
-            "depth" => simple(Expr::Depth)?,
-            "positionid" => simple(Expr::PositionId)?,
-            "gamenumber" => simple(Expr::GameNumber)?,
             "currentposition" => simple(Expr::CurrentPosition)?,
             "initialposition" => Some(Expr::Position(Box::new(Node {
                 expr: Expr::Number(0),
@@ -51,54 +41,6 @@ impl Parser {
             "nullmove" => simple(Expr::NullMove)?,
             "primary" => simple(Expr::Primary)?,
             "secondary" => simple(Expr::Secondary)?,
-            "passedpawns" => simple(Expr::Pawns(PawnKind::Passed))?,
-            "doubledpawns" => simple(Expr::Pawns(PawnKind::Doubled))?,
-            "isolatedpawns" => simple(Expr::Pawns(PawnKind::Isolated))?,
-            "connectedpawns" => simple(Expr::Pawns(PawnKind::Connected))?,
-            "year" => simple(Expr::Year)?,
-            "event" => self.tag_search(TagField::Event)?,
-            "site" => self.tag_search(TagField::Site)?,
-            "date" => self.tag_search(TagField::Date)?,
-            "eventdate" => self.tag_search(TagField::EventDate)?,
-            "eco" => self.tag_search(TagField::Eco)?,
-            "player" => {
-                let side = if self.eat_word("white") {
-                    Some(true)
-                } else if self.eat_word("black") {
-                    Some(false)
-                } else {
-                    None
-                };
-                self.tag_search(TagField::Player(side))?
-            }
-            "tag" => {
-                let Tok::Str(name) = self.peek().tok.clone() else {
-                    return Err(self.unexpected("expected a tag name string after 'tag'"));
-                };
-                self.next();
-                Some(Expr::Tag(TagField::Named(name), None))
-            }
-            "elo" => {
-                if self.eat_word("white") {
-                    Some(Expr::Elo(true))
-                } else if self.eat_word("black") {
-                    Some(Expr::Elo(false))
-                } else {
-                    return Err(self.unexpected("expected 'white' or 'black' after 'elo'"));
-                }
-            }
-            "result" => {
-                let Tok::Result(r) = self.peek().tok.clone() else {
-                    return Err(self.unexpected("expected 1-0, 0-1, 1/2-1/2 or * after 'result'"));
-                };
-                self.next();
-                Some(Expr::Result(r))
-            }
-            "power" => Some(Expr::Power(Box::new(self.set_arg(w)?))),
-            "light" => Some(Expr::Shade(true, Box::new(self.set_arg(w)?))),
-            "dark" => Some(Expr::Shade(false, Box::new(self.set_arg(w)?))),
-            "rank" => Some(Expr::RankFile(true, Box::new(self.set_arg(w)?))),
-            "file" => Some(Expr::RankFile(false, Box::new(self.set_arg(w)?))),
             "abs" => Some(Expr::Abs(Box::new(self.unary()?))),
             "sqrt" => Some(Expr::Sqrt(Box::new(self.unary()?))),
             "int" => Some(Expr::Int(Box::new(self.unary()?))),
@@ -109,16 +51,6 @@ impl Parser {
             "str" => Some(Expr::ToStr(self.paren_args()?)),
             "comment" => Some(Expr::Comment(self.paren_args()?)),
             "message" => Some(Expr::Message(self.paren_args()?)),
-            "makesquare" => {
-                let mut a = self.paren_args_n(2, w)?;
-                let r = a.pop().unwrap_or_else(|| unreachable!());
-                let f = a.pop().unwrap_or_else(|| unreachable!());
-                Some(Expr::MakeSquare(Box::new(f), Box::new(r)))
-            }
-            "between" => {
-                let (a, b) = self.two_args(w)?;
-                Some(Expr::Between(a, b))
-            }
             "ancestor" => {
                 let (a, b) = self.two_args(w)?;
                 Some(Expr::Ancestor(a, b))
@@ -183,15 +115,6 @@ impl Parser {
                     }
                 }
                 Some(Expr::Pin(from, through, to))
-            }
-            "fen" => {
-                let Tok::Str(f) = self.peek().tok.clone() else {
-                    return Err(self.unexpected("expected a FEN string after 'fen'"));
-                };
-                let t = self.next();
-                Some(Expr::Fen(fen_pattern(&f).ok_or_else(|| {
-                    ParseError::new("not a valid FEN board", t.span.clone())
-                })?))
             }
             "find" => Some(self.find()?),
             "legal" | "pseudolegal" => {
@@ -373,14 +296,6 @@ impl Parser {
         let b = a.pop().unwrap_or_else(|| unreachable!());
         let a = a.pop().unwrap_or_else(|| unreachable!());
         Ok((Box::new(a), Box::new(b)))
-    }
-
-    fn tag_search(&mut self, field: TagField) -> PResult<Option<Expr>> {
-        if let Tok::Str(s) = self.peek().tok.clone() {
-            self.next();
-            return Ok(Some(Expr::Tag(field, Some(s))));
-        }
-        Ok(Some(Expr::Tag(field, None)))
     }
 
     fn direction_word(&mut self) -> Option<Direction> {
@@ -675,36 +590,44 @@ impl Parser {
     }
 }
 
-/// A FEN board as 64 cells (a1 first): piece index 0..12, 12 = empty; `None` if malformed.
-fn fen_pattern(fen: &str) -> Option<Vec<u8>> {
-    let board = fen.split_whitespace().next()?;
-    let ranks: Vec<&str> = board.split('/').collect();
-    if ranks.len() != 8 {
-        return None;
+impl Syntax for Parser {
+    fn set_arg(&mut self, word: &str) -> PResult<Node> {
+        Parser::set_arg(self, word)
     }
-    let mut cells = vec![12u8; 64];
-    for (ri, rank) in ranks.iter().enumerate() {
-        let r = 7 - ri;
-        let mut f = 0usize;
-        for c in rank.chars() {
-            if let Some(d) = c.to_digit(10) {
-                f += d as usize;
-            } else {
-                let v = if c == '.' {
-                    13
-                } else {
-                    "PNBRQKpnbrqk".find(c)? as u8
-                };
-                if f >= 8 {
-                    return None;
-                }
-                cells[r * 8 + f] = v;
-                f += 1;
-            }
-        }
-        if f != 8 {
+
+    fn paren_args(&mut self, n: usize, word: &str) -> PResult<Vec<Node>> {
+        self.paren_args_n(n, word)
+    }
+
+    fn string(&mut self, expected: &str) -> PResult<(String, Span)> {
+        let Tok::Str(s) = self.peek().tok.clone() else {
+            return Err(self.unexpected(expected));
+        };
+        let t = self.next();
+        Ok((s, t.span))
+    }
+
+    fn eat_word(&mut self, word: &str) -> bool {
+        Parser::eat_word(self, word)
+    }
+
+    fn optional_string(&mut self) -> Option<String> {
+        let Tok::Str(s) = self.peek().tok.clone() else {
             return None;
-        }
+        };
+        self.next();
+        Some(s)
     }
-    Some(cells)
+
+    fn error(&self, expected: &str) -> ParseError {
+        self.unexpected(expected)
+    }
+
+    fn result(&mut self, expected: &str) -> PResult<String> {
+        let Tok::Result(r) = self.peek().tok.clone() else {
+            return Err(self.unexpected(expected));
+        };
+        self.next();
+        Ok(r)
+    }
 }

@@ -1,12 +1,14 @@
-//! The cqldb planner: turns CQL 6.2 text into a checked syntax tree ([`ast::Query`]), and GTQL
-//! text into a checked query ([`gtql`]).
+//! The cqldb planner: the query languages. CQL 6.2 text becomes a checked syntax tree
+//! ([`ast::Query`]) and GTQL text a checked query ([`gtql`]); both become plans ([`plan`]):
+//! index scans and the residual filter, rewritten by rules, one file each.
 //!
 //! Owns the language: tokens ([`token`]), the reserved words ([`keywords`]), the parser
-//! (operator skeleton in `parser.rs`, the keyword table in `filters.rs`), static types and the
-//! checks on them ([`types`]), transforms such as `flipcolor` ([`transform`]) and diagnostics
-//! with spans ([`error`]). It knows nothing about games, positions or storage: the executor
-//! evaluates what this crate produces.
-//!
+//! (operator skeleton in `parser.rs`, the keyword table in `filters.rs`), static types
+//! ([`types`], `type_of.rs`), transforms such as `flipcolor` ([`transform`]), diagnostics with
+//! spans ([`error`]), and what each filter means: one file per filter ([`filter`]) with its
+//! syntax, type, evaluation and index rule, evaluated by the engine ([`eval`]) over a game's
+//! position rows. It reads no database and writes no output: which games are evaluated, and
+//! where matches go, is the executor's business.
 //! ```
 //! let q = cqldb_planner::parse("cql(variations) mate flipcolor (K attacks q)").unwrap();
 //! assert!(q.header.variations);
@@ -18,6 +20,7 @@
 pub mod ast;
 pub mod error;
 pub mod eval;
+pub mod filter;
 mod filters;
 pub mod gtql;
 pub mod keywords;
@@ -25,6 +28,7 @@ mod parser;
 pub mod plan;
 pub mod token;
 pub mod transform;
+mod type_of;
 pub mod types;
 
 pub use ast::Query;

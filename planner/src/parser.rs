@@ -9,7 +9,8 @@ use crate::ast::*;
 use crate::error::ParseError;
 use crate::keywords::is_reserved;
 use crate::token::{Tok, Token};
-use crate::types::{Ty, ty_of};
+use crate::type_of::{Scope, ty_of};
+use crate::types::Ty;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -416,7 +417,7 @@ impl Parser {
             let t = self.next();
             let rhs = self.inter()?;
             if let Some(lhs) = operands.last() {
-                crate::types::check_set_op("|", lhs, &rhs, self, t.span)?;
+                crate::types::check_set_op("|", ty_of(lhs, self), ty_of(&rhs, self), t.span)?;
             }
             operands.push(rhs);
         }
@@ -431,7 +432,7 @@ impl Parser {
             let t = self.next();
             let rhs = self.additive()?;
             if let Some(lhs) = operands.last() {
-                crate::types::check_set_op("&", lhs, &rhs, self, t.span)?;
+                crate::types::check_set_op("&", ty_of(lhs, self), ty_of(&rhs, self), t.span)?;
             }
             operands.push(rhs);
         }
@@ -478,12 +479,12 @@ impl Parser {
     ) -> PResult<Node> {
         let start = self.peek().span.start;
         let mut lhs = operand(self)?;
-        let mut lhs_ty = crate::types::ty_of(&lhs, self);
+        let mut lhs_ty = ty_of(&lhs, self);
         let mut chain = 0usize;
         while let Some(op) = operator(&self.peek().tok) {
             let t = self.next();
             let rhs = operand(self)?;
-            let rhs_ty = crate::types::ty_of(&rhs, self);
+            let rhs_ty = ty_of(&rhs, self);
             lhs_ty = crate::types::arith_type(op, lhs_ty, rhs_ty, t.span.clone())?;
             chain += 1;
             if chain > MAX_CHAIN {
@@ -823,4 +824,13 @@ fn assign_op(op: &str) -> AssignOp {
 
 fn is_square_like(n: &Node) -> bool {
     matches!(n.expr, Expr::Pieces(_) | Expr::Var(_))
+}
+
+impl Scope for Parser {
+    fn var_ty(&self, slot: usize) -> Ty {
+        match self.vars.get(slot).map(|v| v.1) {
+            Some(VarKind::Piece) => Ty::Set,
+            _ => self.var_types.get(slot).copied().unwrap_or(Ty::Unknown),
+        }
+    }
 }

@@ -67,7 +67,7 @@ mod tests {
         parsed.body[0].walk(&mut |_| nodes += 1);
         assert!(nodes < 100, "{nodes} nodes");
         // Their index bounds stay small too: the piece and its colour-swapped copy.
-        let b = crate::plan::bounds::body_bounds(&parsed.body, false);
+        let b = crate::plan::index_rule::body_bounds(&parsed.body, false);
         let mut scans = 0;
         b.upper.visit(&mut |_| scans += 1);
         assert!(scans <= 3, "{scans} scans: {:?}", b.upper);

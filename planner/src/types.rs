@@ -1,9 +1,8 @@
 //! Static types of CQL filters (set, number, position, string, none) and the checks that use
 //! them.
 
-use crate::ast::*;
+use crate::ast::{BinOp, CmpOp, PieceSet, Span};
 use crate::error::ParseError;
-use crate::parser::Parser;
 
 /// The type of a filter's value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,7 +22,8 @@ pub enum Ty {
 }
 
 impl Ty {
-    fn name(self) -> &'static str {
+    /// The type in words, for messages.
+    pub fn name(self) -> &'static str {
         match self {
             Ty::Set => "a set of squares",
             Ty::Number => "a number",
@@ -32,90 +32,6 @@ impl Ty {
             Ty::Logical => "a filter without a value",
             Ty::Unknown => "a value",
         }
-    }
-}
-
-/// The static type of `n`.
-pub fn ty_of(n: &Node, p: &Parser) -> Ty {
-    use Expr::*;
-    match &n.expr {
-        Number(_) | Count(_) | Power(_) | RankFile(..) | Ply | MoveNumber | Depth | PositionId
-        | GameNumber | SideToMove | ColorConst(_) | Distance(..) | Elo(_) | Year | Abs(_)
-        | Sqrt(_) | MinMax(..) | Int(_) | CountMoves(_) => Ty::Number,
-        Neg(_) => Ty::Number,
-        Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
-        Tag(_, None) => Ty::String,
-        Tag(_, Some(_)) | Result(_) => Ty::Logical,
-        Pieces(_) | Complement(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Shade(..)
-        | Between(..) | Ray(..) | Pin(..) | Pawns(_) | MakeSquare(..) | From | To => Ty::Set,
-        Dash(_) | Move(_) => Ty::Set,
-        CurrentPosition | Position(_) | Parent | Child(_) | Lca(..) => Ty::Position,
-        Find(f) => {
-            if f.count.is_some() {
-                Ty::Number
-            } else {
-                Ty::Position
-            }
-        }
-        Binary(op, a, b) => match op {
-            BinOp::Inter | BinOp::Union => Ty::Set,
-            BinOp::Add => {
-                let (ta, tb) = (ty_of(a, p), ty_of(b, p));
-                if ta == Ty::String || tb == Ty::String {
-                    Ty::String
-                } else {
-                    Ty::Number
-                }
-            }
-            _ => Ty::Number,
-        },
-        Var(slot) => match p.vars.get(*slot).map(|v| v.1) {
-            Some(VarKind::Piece) => Ty::Set,
-            _ => p.var_types.get(*slot).copied().unwrap_or(Ty::Unknown),
-        },
-        Compound(items) => items.last().map_or(Ty::Logical, |l| ty_of(l, p)),
-        Colon(_, f) => ty_of(f, p),
-        If(_, a, Some(b)) => {
-            let (ta, tb) = (ty_of(a, p), ty_of(b, p));
-            if ta == tb { ta } else { Ty::Unknown }
-        }
-        Assign(..) | DictSet(..) | DictGet(..) | Call(..) => Ty::Unknown,
-        // Filters that match or not, without a value of their own (listed, not caught by a
-        // wildcard, so that a new filter must be given its type here).
-        True
-        | False
-        | And(..)
-        | Or(..)
-        | Not(_)
-        | If(_, _, None)
-        | Compare(..)
-        | In(..)
-        | Regex(..)
-        | Fen(_)
-        | Check
-        | Mate
-        | Stalemate
-        | ToMove(_)
-        | Initial
-        | Terminal
-        | Mainline
-        | Variation
-        | VirtualMainline
-        | Ancestor(..)
-        | Descendant(..)
-        | Castled(_)
-        | EnPassant
-        | NullMove
-        | Primary
-        | Secondary
-        | SquareIter(..)
-        | PieceIter(..)
-        | While(..)
-        | Comment(_)
-        | Message(_)
-        | Transform(..)
-        | Declaration
-        | Unbind(_) => Ty::Logical,
     }
 }
 
@@ -184,14 +100,8 @@ pub fn arith_type(op: BinOp, ta: Ty, tb: Ty, span: Span) -> Result<Ty, ParseErro
 }
 
 /// `&` and `|` need sets.
-pub fn check_set_op(
-    op: &str,
-    a: &Node,
-    b: &Node,
-    p: &Parser,
-    span: Span,
-) -> Result<(), ParseError> {
-    for t in [ty_of(a, p), ty_of(b, p)] {
+pub fn check_set_op(op: &str, a: Ty, b: Ty, span: Span) -> Result<(), ParseError> {
+    for t in [a, b] {
         if !matches!(t, Ty::Set | Ty::Unknown) {
             return Err(ParseError::new(
                 format!("'{op}' needs sets of squares, not {}", t.name()),

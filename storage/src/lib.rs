@@ -19,6 +19,7 @@
 
 pub mod batch;
 pub mod bitmap;
+pub mod bitmap_key;
 pub mod bitmap_lookup;
 pub mod catalog;
 pub mod check;
@@ -35,6 +36,7 @@ pub mod replay;
 pub mod runs;
 pub mod schema;
 pub mod segment;
+pub mod segment_entry;
 pub mod tag_words;
 pub mod tags;
 

@@ -14,8 +14,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::catalog::SegmentEntry;
 use crate::error::{Result, StorageError};
+use crate::segment_entry::SegmentEntry;
 
 /// File name of the manifest inside a database directory.
 pub const MANIFEST_FILE: &str = "catalog.manifest";
@@ -122,7 +122,7 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::FileChecks;
+    use crate::segment_entry::FileChecks;
 
     fn sample() -> Manifest {
         Manifest {

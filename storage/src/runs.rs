@@ -10,7 +10,7 @@
 
 use shakmaty::{Color, Role, Square};
 
-use crate::bitmap::BitmapKey;
+use crate::bitmap_key::BitmapKey;
 use crate::move_features::MoveFeature;
 use crate::schema::{MaterialSignature, PositionRecord};
 

@@ -257,7 +257,7 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
             times[times.len() - 1] * 1e3
         );
     }
-    if let Some(rss) = peak_rss_mib() {
+    if let Some(rss) = super::peak_rss::peak_rss_mib() {
         println!("peak RSS: {rss:.0} MiB");
     }
     if created {
@@ -521,7 +521,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
         m / fast_secs / 1e6,
         naive_secs / fast_secs
     );
-    if let Some(rss) = peak_rss_mib() {
+    if let Some(rss) = super::peak_rss::peak_rss_mib() {
         println!("peak RSS: {rss:.0} MiB");
     }
     if keep.is_none() {
@@ -554,13 +554,6 @@ fn default_inputs() -> Result<Vec<PathBuf>> {
         .collect();
     files.sort();
     Ok(files)
-}
-
-pub(super) fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
 }
 
 struct Counting<R>(R, u64);
@@ -675,7 +668,7 @@ fn ingest(
         stats.bytes,
         stats.bytes as f64 / stats.positions.max(1) as f64
     );
-    if let Some(rss) = peak_rss_mib() {
+    if let Some(rss) = super::peak_rss::peak_rss_mib() {
         println!("peak RSS: {rss:.0} MiB   [target < 1024]");
     }
     println!(

@@ -165,7 +165,7 @@ pub fn run(dbs: Vec<PathBuf>, runs: usize, only: Option<&str>) -> Result<ExitCod
             );
         }
     }
-    if let Some(rss) = super::bench::peak_rss_mib() {
+    if let Some(rss) = super::peak_rss::peak_rss_mib() {
         println!("peak RSS: {rss:.0} MiB");
     }
     Ok(ExitCode::SUCCESS)

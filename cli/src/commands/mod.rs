@@ -1,4 +1,4 @@
-//! One module per subcommand.
+//! One module per subcommand (and `peak_rss.rs`, which the benchmarks share).
 
 pub mod bench;
 pub mod bench_query;
@@ -9,6 +9,7 @@ pub mod errors;
 pub mod gtql;
 pub mod index;
 pub mod info;
+mod peak_rss;
 pub mod positions;
 pub mod show;
 pub mod tags;

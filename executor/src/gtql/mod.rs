@@ -37,6 +37,7 @@ mod parallel;
 mod query;
 mod sibling;
 pub mod source;
+mod view;
 mod window;
 
 pub use games::{feed_games, feed_games_measured, game_names};
@@ -48,7 +49,8 @@ use cqldb_planner::gtql::{Agg, GExpr, GtqlQuery, Scope};
 use cqldb_storage::gtl::Chunk;
 
 use aggregate::subtree_totals;
-use query::{QueryState, View};
+use query::QueryState;
+use view::View;
 use window::Window;
 
 /// One answer node.

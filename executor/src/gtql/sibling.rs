@@ -16,7 +16,7 @@ use cqldb_planner::gtql::{Agg, AggDef, GExpr, Scope};
 use super::Hit;
 use super::aggregate::ChildAcc;
 use super::column::{Col, Domain, Rows, eval};
-use super::query::View;
+use super::view::View;
 
 /// Hashes node ids (sequential integers) with one multiplication: the default hasher was a
 /// tenth of a sibling query's time.

@@ -9,8 +9,10 @@ use crate::transform;
 use rustc_hash::FxHashMap;
 
 use crate::eval::board;
+use crate::eval::context::{Cx, Evaluate, matches};
 use crate::eval::game::Game;
 use crate::eval::value::Value;
+use crate::filter;
 
 /// Limits that keep a runaway query (endless `while`, deep recursion) from hanging a run.
 const MAX_LOOP_STEPS: u64 = 10_000_000;
@@ -31,38 +33,6 @@ pub struct GameMatch {
     pub sort_notes: Vec<String>,
     /// Whether the game passes `matchcount` and the header filters.
     pub selected: bool,
-}
-
-/// Evaluation state of one game at one position.
-pub struct Cx<'g> {
-    /// The game.
-    pub game: &'g Game,
-    /// Current position id.
-    pub cur: u32,
-    /// Regex capture groups of the last `~~`.
-    pub groups: Vec<Option<String>>,
-    /// Comments made so far at the position being matched.
-    pub comments: Vec<(u32, String)>,
-    /// Messages.
-    pub messages: Vec<String>,
-    /// Legal-move positions built so far.
-    pub chess: FxHashMap<u32, shakmaty::Chess>,
-    /// Evaluation problems (see [`GameMatch::warnings`]).
-    pub warnings: Vec<String>,
-    /// Whether colours are swapped (inside a `flipcolor` copy): colour- and direction-bound
-    /// literals are read through `crate::transform`.
-    pub flip: bool,
-    call_depth: usize,
-    steps: u64,
-}
-
-impl Cx<'_> {
-    /// Records an evaluation problem once per game.
-    pub fn warn(&mut self, w: String) {
-        if !self.warnings.contains(&w) {
-            self.warnings.push(w);
-        }
-    }
 }
 
 /// Evaluates one query over games, keeping variables and dictionaries across games as CQL does.
@@ -328,31 +298,6 @@ impl Engine {
                 };
                 Some(Value::Set(board::direction(d, *lo, *hi, x)))
             }
-            Shade(light, a) => {
-                let x = self.set_of(a, cx)?;
-                Some(Value::Set(if *light {
-                    x & board::LIGHT
-                } else {
-                    x & !board::LIGHT
-                }))
-            }
-            RankFile(rank, a) => {
-                let x = self.set_of(a, cx)?;
-                if x.count_ones() != 1 {
-                    return None;
-                }
-                let sq = x.trailing_zeros() as i64;
-                Some(Value::Num(if *rank { sq / 8 + 1 } else { sq % 8 + 1 }))
-            }
-            Power(a) => {
-                let x = self.set_of(a, cx)?;
-                let rec = &cx.game.positions[cx.cur as usize];
-                Some(Value::Num(board::power(rec, x)))
-            }
-            Between(a, b) => {
-                let (x, y) = (self.set_of(a, cx)?, self.set_of(b, cx)?);
-                Some(Value::Set(board::between(x, y)))
-            }
             Ray(dir, args, _xray) => {
                 let mut sets = Vec::with_capacity(args.len());
                 for a in args {
@@ -385,50 +330,6 @@ impl Engine {
                 let only_from = from.is_some() && through.is_none() && to.is_none();
                 Some(Value::Set(if only_from { pinners } else { pinned }))
             }
-            Pawns(kind) => Some(Value::Set(board::pawns(rec, *kind))),
-            Fen(cells) => {
-                let flip = cx.flip;
-                let ok = (0..64u32).all(|sq| {
-                    // With colours swapped, the pattern's square mirrored holds the piece of
-                    // the other colour.
-                    let want = if flip {
-                        transform::flip_cell(cells[transform::mirror_square(sq as usize)])
-                    } else {
-                        cells[sq as usize]
-                    };
-                    want == 13 || board::piece_on(rec, sq).map_or(12, |p| p as u8) == want
-                });
-                ok.then_some(Value::Matched)
-            }
-            MakeSquare(f, r) => {
-                let (Value::Num(f), Value::Num(r)) = (self.eval(f, cx)?, self.eval(r, cx)?) else {
-                    return None;
-                };
-                if !(1..=8).contains(&f) || !(1..=8).contains(&r) {
-                    return None;
-                }
-                Some(Value::Set(1 << ((r - 1) * 8 + f - 1)))
-            }
-            Check => rec
-                .flags
-                .contains(cqldb_storage::PositionFlags::CHECK)
-                .then_some(Value::Matched),
-            Mate => rec
-                .flags
-                .contains(cqldb_storage::PositionFlags::MATE)
-                .then_some(Value::Matched),
-            Stalemate => rec
-                .flags
-                .contains(cqldb_storage::PositionFlags::STALEMATE)
-                .then_some(Value::Matched),
-            ToMove(white) => ((rec.turn() == shakmaty::Color::White) == (*white != cx.flip))
-                .then_some(Value::Matched),
-            SideToMove => Some(Value::Num(if rec.turn() == shakmaty::Color::White {
-                1
-            } else {
-                -1
-            })),
-            ColorConst(c) => Some(Value::Num(if cx.flip { -c } else { *c })),
             Abs(a) => match self.eval(a, cx)? {
                 Value::Num(v) => Some(Value::Num(v.abs())),
                 _ => None,
@@ -652,12 +553,37 @@ impl Engine {
                 cx.flip = saved;
                 None
             }
-            Tag(..) | Result(_) | Elo(_) | Year | GameNumber => self.eval_tag(&n.expr, cx),
-            Initial | Terminal | Mainline | Variation | VirtualMainline | Ply | MoveNumber
-            | Depth | PositionId | CurrentPosition | Position(_) | Parent | Child(_)
-            | Ancestor(..) | Descendant(..) | Distance(..) | Lca(..) | Find(_) => {
-                self.eval_tree(&n.expr, cx)
-            }
+            // The filters with a file of their own.
+            Between(a, b) => filter::between::eval(a, b, self, cx),
+            Check => filter::check::eval(cx),
+            ColorConst(c) => filter::color::eval(*c, cx),
+            Depth => filter::depth::eval(cx),
+            Elo(white) => filter::elo::eval(*white, cx),
+            Fen(cells) => filter::fen::eval(cells, cx),
+            GameNumber => filter::game_number::eval(cx),
+            Initial => filter::initial::eval(cx),
+            Mainline => filter::mainline::eval(cx),
+            MakeSquare(f, r) => filter::make_square::eval(f, r, self, cx),
+            Mate => filter::mate::eval(cx),
+            MoveNumber => filter::move_number::eval(cx),
+            Pawns(kind) => filter::pawns::eval(*kind, cx),
+            Ply => filter::ply::eval(cx),
+            PositionId => filter::position_id::eval(cx),
+            Power(a) => filter::power::eval(a, self, cx),
+            RankFile(rank, a) => filter::rank_file::eval(*rank, a, self, cx),
+            Result(r) => filter::result::eval(r, cx),
+            Shade(light, a) => filter::shade::eval(*light, a, self, cx),
+            SideToMove => filter::side_to_move::eval(cx),
+            Stalemate => filter::stalemate::eval(cx),
+            Tag(field, search) => filter::tag_search::eval(field, search.as_deref(), cx),
+            Terminal => filter::terminal::eval(cx),
+            ToMove(white) => filter::to_move::eval(*white, cx),
+            Variation => filter::variation::eval(cx),
+            VirtualMainline => filter::virtual_mainline::eval(cx),
+            Year => filter::year::eval(cx),
+            // Families still evaluated in their own module of `eval/`.
+            CurrentPosition | Position(_) | Parent | Child(_) | Ancestor(..) | Descendant(..)
+            | Distance(..) | Lca(..) | Find(_) => self.eval_tree(&n.expr, cx),
             Dash(_) | CountMoves(_) | Move(_) | From | To | Castled(_) | EnPassant | NullMove
             | Primary | Secondary => self.eval_move(&n.expr, cx),
         }
@@ -801,11 +727,12 @@ fn op_holds(op: CmpOp, ord: std::cmp::Ordering) -> bool {
     }
 }
 
-/// Whether a filter result counts as a match: any value, except an empty set.
-pub fn matches(v: &Option<Value>) -> bool {
-    match v {
-        None => false,
-        Some(Value::Set(s)) => *s != 0,
-        Some(_) => true,
+impl Evaluate for Engine {
+    fn value(&mut self, n: &Node, cx: &mut Cx) -> Option<Value> {
+        self.eval(n, cx)
+    }
+
+    fn set(&mut self, n: &Node, cx: &mut Cx) -> Option<u64> {
+        self.set_of(n, cx)
     }
 }

@@ -2,18 +2,20 @@
 //! the body at each.
 //!
 //! The engine and the language's core (logic, comparison, arithmetic, variables, functions,
-//! strings) are in `engine.rs`; position geometry in [`board`]; move filters in `moves.rs`,
-//! game-tree navigation in `tree.rs`, tag filters in `tags.rs`; what a filter produces in
+//! strings) are in `engine.rs`; position geometry in [`board`]; move filters in `moves.rs`
+//! and game-tree navigation in `tree.rs` (the other filters are evaluated in their own files,
+//! `crate::filter`); what a filter produces in
 //! [`value`]. A game is seen as position rows ([`game::Game`]), whether just read from PGN or
 //! decoded from an index; which games and positions are evaluated is the executor's business.
 
 pub mod board;
+pub mod context;
 mod engine;
 pub mod game;
 mod moves;
-mod tags;
 mod tree;
 pub mod value;
 
-pub use engine::{Cx, Engine, GameMatch, matches};
+pub use context::{Cx, Evaluate, matches};
+pub use engine::{Engine, GameMatch};
 pub use game::Game;

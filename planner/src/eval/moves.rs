@@ -7,7 +7,8 @@ use cqldb_storage::{MoveCode, MoveKind, PositionRecord};
 use shakmaty::{Chess, Move, Position};
 
 use crate::eval::board;
-use crate::eval::engine::{Cx, Engine, matches};
+use crate::eval::context::{Cx, matches};
+use crate::eval::engine::Engine;
 use crate::eval::value::Value;
 
 /// One candidate move, with the squares the filters test.

@@ -2,32 +2,15 @@
 //! child, ancestor, descendant, distance, lca, find, movenumber.
 
 use crate::ast::Expr;
-use cqldb_storage::PositionFlags;
 
-use crate::eval::engine::{Cx, Engine, matches};
+use crate::eval::context::{Cx, matches};
+use crate::eval::engine::Engine;
 use crate::eval::value::Value;
 
 impl Engine {
     pub(crate) fn eval_tree(&mut self, e: &Expr, cx: &mut Cx) -> Option<Value> {
         let g = cx.game;
-        let rec = &g.positions[cx.cur as usize];
-        let flag = |f: PositionFlags| rec.flags.contains(f).then_some(Value::Matched);
         match e {
-            Expr::Initial => flag(PositionFlags::INITIAL),
-            Expr::Terminal => g.children(cx.cur).is_empty().then_some(Value::Matched),
-            Expr::Mainline => (rec.depth == 0).then_some(Value::Matched),
-            Expr::Variation => (rec.depth > 0).then_some(Value::Matched),
-            Expr::VirtualMainline => flag(PositionFlags::VIRTUAL_MAINLINE),
-            Expr::Ply => Some(Value::Num(i64::from(rec.ply))),
-            Expr::Depth => Some(Value::Num(i64::from(rec.depth))),
-            Expr::PositionId => Some(Value::Num(i64::from(cx.cur))),
-            Expr::MoveNumber => {
-                // Counted from the root, ignoring a FEN's fullmove field (as the reference does).
-                let root_black = g.positions[0].turn() == shakmaty::Color::Black;
-                Some(Value::Num(
-                    1 + (i64::from(rec.ply) + i64::from(root_black)) / 2,
-                ))
-            }
             Expr::CurrentPosition => Some(Value::Pos(cx.cur)),
             Expr::Position(n) => {
                 let Value::Num(id) = self.eval(n, cx)? else {

@@ -14,6 +14,7 @@
 
 pub mod bounds;
 pub mod gtql;
+pub mod index_rule;
 mod move_bounds;
 pub mod rules;
 pub mod scan;

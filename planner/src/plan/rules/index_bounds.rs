@@ -2,7 +2,7 @@
 
 use super::{Draft, Rule};
 use crate::plan::Scan;
-use crate::plan::bounds::body_bounds;
+use crate::plan::index_rule::body_bounds;
 
 /// Replaces the draft's bounds with the body's (see [`crate::plan::bounds`]): position flags,
 /// pieces on squares and piece counts become scans of their bitmaps, `and`/`or`/`not` and

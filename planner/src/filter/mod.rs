@@ -1,0 +1,114 @@
+//! CQL's filters, one file each: how it reads (its keywords and arguments), its type, how it
+//! is evaluated at a position, and what the index can say about it (its index rule), with its
+//! tests.
+//!
+//! A filter's data is its variant of [`crate::ast::Expr`]; its meaning is its file here. The
+//! places that route a variant to its file are exhaustive matches, so the compiler names each
+//! one a new filter must be added to: the keyword table below, `ty_of` (`type_of.rs`), the
+//! engine's `eval` (`eval/engine.rs`), the index rules (`plan/index_rule.rs`) and
+//! [`crate::ast::Node::children`].
+//!
+//! A filter's file sees the parser through [`syntax::Syntax`], the engine through
+//! [`crate::eval::Evaluate`], and the plan through [`crate::plan::bounds::Bounds`]: none of
+//! them depends on it, so no file depends on itself through a filter.
+//!
+//! Not all of CQL is here yet: the language's core (logic, comparison, arithmetic, variables,
+//! functions, strings, transforms, piece designators) stays with the parser and the engine,
+//! and move filters, game-tree navigation and the attack and ray filters still live in
+//! `eval/moves.rs`, `eval/tree.rs`, `eval/engine.rs`, `plan/move_bounds.rs` and the keyword
+//! table in `filters.rs`.
+
+pub mod syntax;
+
+pub mod between;
+pub mod check;
+pub mod color;
+pub mod depth;
+pub mod elo;
+pub mod fen;
+pub mod game_number;
+pub mod initial;
+pub mod mainline;
+pub mod make_square;
+pub mod mate;
+pub mod move_number;
+pub mod pawns;
+pub mod ply;
+pub mod position_id;
+pub mod power;
+pub mod rank_file;
+pub mod result;
+pub mod shade;
+pub mod side_to_move;
+pub mod stalemate;
+pub mod tag_search;
+pub mod terminal;
+pub mod to_move;
+pub mod variation;
+pub mod virtual_mainline;
+pub mod year;
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+use crate::ast::Expr;
+use syntax::{PResult, Syntax};
+
+/// How a filter reads after its keyword (already consumed), given that keyword.
+type Parse = fn(&str, &mut dyn Syntax) -> PResult<Expr>;
+
+/// The keywords of the filters in this folder, each with its parser.
+const TABLE: &[(&[&str], Parse)] = &[
+    (between::KEYWORDS, between::parse),
+    (check::KEYWORDS, check::parse),
+    (color::KEYWORDS, color::parse),
+    (depth::KEYWORDS, depth::parse),
+    (elo::KEYWORDS, elo::parse),
+    (fen::KEYWORDS, fen::parse),
+    (game_number::KEYWORDS, game_number::parse),
+    (initial::KEYWORDS, initial::parse),
+    (mainline::KEYWORDS, mainline::parse),
+    (make_square::KEYWORDS, make_square::parse),
+    (mate::KEYWORDS, mate::parse),
+    (move_number::KEYWORDS, move_number::parse),
+    (pawns::KEYWORDS, pawns::parse),
+    (ply::KEYWORDS, ply::parse),
+    (position_id::KEYWORDS, position_id::parse),
+    (power::KEYWORDS, power::parse),
+    (rank_file::KEYWORDS, rank_file::parse),
+    (result::KEYWORDS, result::parse),
+    (shade::KEYWORDS, shade::parse),
+    (side_to_move::KEYWORDS, side_to_move::parse),
+    (stalemate::KEYWORDS, stalemate::parse),
+    (tag_search::KEYWORDS, tag_search::parse),
+    (terminal::KEYWORDS, terminal::parse),
+    (to_move::KEYWORDS, to_move::parse),
+    (variation::KEYWORDS, variation::parse),
+    (virtual_mainline::KEYWORDS, virtual_mainline::parse),
+    (year::KEYWORDS, year::parse),
+];
+
+/// The filter that `word` starts, read by its file's parser; `None` if no filter here has
+/// that keyword.
+pub(crate) fn parse(word: &str, p: &mut dyn Syntax) -> Option<PResult<Expr>> {
+    TABLE
+        .iter()
+        .find(|(keywords, _)| keywords.contains(&word))
+        .map(|(_, parse)| parse(word, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TABLE;
+
+    #[test]
+    fn every_keyword_belongs_to_one_filter_and_is_reserved() {
+        let mut seen = std::collections::HashSet::new();
+        for (keywords, _) in TABLE {
+            for k in *keywords {
+                assert!(seen.insert(*k), "'{k}' is claimed twice");
+                assert!(crate::keywords::is_reserved(k), "'{k}' is not reserved");
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! What a filter's parser may read after its keyword: the parser seen through a narrow
+//! interface, so a filter's file depends on this and not on the parser (which dispatches to
+//! the filters).
+
+use crate::ast::{Node, Span};
+use crate::error::ParseError;
+
+/// A parse step's result.
+pub type PResult<T> = Result<T, ParseError>;
+
+/// The parser as a filter's syntax uses it.
+pub trait Syntax {
+    /// The set argument after `word` (`power`, `light`): a prefix-level expression.
+    fn set_arg(&mut self, word: &str) -> PResult<Node>;
+    /// Exactly `n` arguments in parentheses after `word`: `(a b)` or `(a, b)`.
+    fn paren_args(&mut self, n: usize, word: &str) -> PResult<Vec<Node>>;
+    /// A string literal next, with its span; otherwise an error saying `expected`.
+    fn string(&mut self, expected: &str) -> PResult<(String, Span)>;
+    /// Reads `word` if it is next.
+    fn eat_word(&mut self, word: &str) -> bool;
+    /// A string literal, if one is next.
+    fn optional_string(&mut self) -> Option<String>;
+    /// An error at the next token saying what was `expected` there.
+    fn error(&self, expected: &str) -> ParseError;
+    /// A game result next (`1-0`, `0-1`, `1/2-1/2`, `*`); otherwise an error saying `expected`.
+    fn result(&mut self, expected: &str) -> PResult<String>;
+}

@@ -1,0 +1,195 @@
+//! The index rule of every CQL expression (see [`super::bounds`] for what bounds are): the
+//! filters with a file of their own give theirs (`crate::filter`); the language's core —
+//! `and`, `or`, `not`, transforms, comparisons of piece counts, piece designators, filters at
+//! another position — composes them here; move filters have theirs in `move_bounds.rs`.
+
+use crate::ast::{CmpOp, Expr, Node, PieceSet};
+use crate::filter;
+
+use super::bounds::{Bounds, mirror};
+use super::move_bounds;
+use super::rules::simplify::simplify;
+use super::scan::{MaterialTest, MoveTraits, Scan};
+
+/// The bounds of a query body (its filters must all match), for a query that visits
+/// variations or only main lines (`variations`: move filters then see different moves).
+pub fn body_bounds(body: &[Node], variations: bool) -> Bounds {
+    body.iter()
+        .map(|n| bounds(n, variations))
+        .fold(Bounds::exact(Scan::All), Bounds::and)
+}
+
+/// The bounds of one filter, evaluated as a filter (does it match here?).
+///
+/// Recursion follows the query's nesting, which the parser limits.
+pub fn bounds(n: &Node, variations: bool) -> Bounds {
+    use Expr::*;
+    match &n.expr {
+        True | Declaration => Bounds::exact(Scan::All),
+        False => Bounds::exact(Scan::Empty),
+        // The filters with a file of their own.
+        Between(..) => filter::between::bounds(),
+        Check => filter::check::bounds(),
+        ColorConst(_) => filter::color::bounds(),
+        Depth => filter::depth::bounds(),
+        Elo(_) => filter::elo::bounds(),
+        Fen(cells) => filter::fen::bounds(cells),
+        GameNumber => filter::game_number::bounds(),
+        Initial => filter::initial::bounds(),
+        Mainline => filter::mainline::bounds(),
+        MakeSquare(..) => filter::make_square::bounds(),
+        Mate => filter::mate::bounds(),
+        MoveNumber => filter::move_number::bounds(),
+        Pawns(_) => filter::pawns::bounds(),
+        Ply => filter::ply::bounds(),
+        PositionId => filter::position_id::bounds(),
+        Power(_) => filter::power::bounds(),
+        RankFile(..) => filter::rank_file::bounds(),
+        Result(r) => filter::result::bounds(r),
+        Shade(..) => filter::shade::bounds(),
+        SideToMove => filter::side_to_move::bounds(),
+        Stalemate => filter::stalemate::bounds(),
+        Tag(field, search) => filter::tag_search::bounds(field, search.as_deref()),
+        Terminal => filter::terminal::bounds(),
+        ToMove(white) => filter::to_move::bounds(*white),
+        Variation => filter::variation::bounds(),
+        VirtualMainline => filter::virtual_mainline::bounds(),
+        Year => filter::year::bounds(),
+        // The language's core.
+        Pieces(d) => pieces(d),
+        Compound(items) => body_bounds(items, variations),
+        And(a, b) => Bounds::and(bounds(a, variations), bounds(b, variations)),
+        Or(a, b) => Bounds::or(bounds(a, variations), bounds(b, variations)),
+        Not(a) => Bounds::negate(bounds(a, variations)),
+        // `flipcolor f` and the other transforms: the filter or one of its copies.
+        // Simplified at once: a nested transform's copies repeat (`flipcolor flipcolor f` has
+        // f and its flip twice each), and must not double at every level.
+        Transform(kind, body) => {
+            let b = bounds(body, variations);
+            let all = kind
+                .copies()
+                .iter()
+                .map(|&flip| {
+                    if flip {
+                        Bounds {
+                            upper: b.upper.flip_colors(),
+                            lower: b.lower.flip_colors(),
+                        }
+                    } else {
+                        b.clone()
+                    }
+                })
+                .fold(Bounds::exact(Scan::Empty), Bounds::or);
+            Bounds {
+                upper: simplify(&all.upper),
+                lower: simplify(&all.lower),
+            }
+        }
+        Compare(first, rest) => compare(first, rest),
+        // A filter at another position of the game: the game must have a position where it
+        // can match.
+        Colon(_, f) => Bounds {
+            upper: Scan::games_with(bounds(f, variations).upper),
+            lower: Scan::Empty,
+        },
+        Dash(d) => move_bounds::dash(d),
+        Move(m) => move_bounds::legacy(m, variations),
+        Castled(which) => move_bounds::castled(*which),
+        EnPassant => move_bounds::last_move(MoveTraits::EN_PASSANT),
+        NullMove => move_bounds::last_move(MoveTraits::NULL),
+        // Values, and filters the index keeps nothing for.
+        Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
+        | Regex(..) | Group(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Ray(..)
+        | Pin(..) | CurrentPosition | Position(_) | Parent | Child(_) | Ancestor(..)
+        | Descendant(..) | Distance(..) | Lca(..) | Find(_) | CountMoves(_) | From | To
+        | Primary | Secondary | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..)
+        | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..) | Call(..)
+        | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(_) | Unbind(_) => {
+            Bounds::unknown()
+        }
+    }
+}
+
+/// A piece designator as a filter: it matches where its square set is not empty.
+fn pieces(d: &PieceSet) -> Bounds {
+    if d.squares == 0 {
+        return Bounds::exact(Scan::Empty);
+    }
+    if d.pieces == PieceSet::ALL_CONTENTS {
+        // A bare square set (`e4`, `.`) is its squares wherever it is evaluated.
+        return Bounds::exact(Scan::All);
+    }
+    if d.pieces & PieceSet::EMPTY != 0 {
+        // Empty squares have no bitmap of their own.
+        return Bounds::unknown();
+    }
+    if d.squares == u64::MAX {
+        // Anywhere on the board: a king always is; other pieces are counted by the material
+        // signatures, one bitmap per distinct material instead of one per square.
+        const KINGS: u16 = 1 << 5 | 1 << 11;
+        return Bounds::exact(if d.pieces & KINGS != 0 {
+            Scan::All
+        } else {
+            Scan::Material(vec![MaterialTest {
+                pieces: d.pieces,
+                op: CmpOp::Ge,
+                count: 1,
+            }])
+        });
+    }
+    Bounds::exact(Scan::Pieces {
+        pieces: d.pieces,
+        squares: d.squares,
+    })
+}
+
+/// `R == 1`, `[Aa] <= 5`, `2 < #N`: the number of designated pieces on the whole board
+/// against a number, answered by material signatures. A comparison of anything else, or of a
+/// chain of more than two operands, is left to the residual.
+fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
+    let [(op, second)] = rest else {
+        return Bounds::unknown();
+    };
+    if let Some(b) = tree_depth(first, *op, second) {
+        return b;
+    }
+    let board_count = |n: &Node| -> Option<u16> {
+        let d = match &n.expr {
+            Expr::Pieces(d) => d,
+            Expr::Count(inner) => match &inner.expr {
+                Expr::Pieces(d) => d,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (d.squares == u64::MAX && d.pieces & !0xfff == 0 && d.pieces != 0).then_some(d.pieces)
+    };
+    let number = |n: &Node| match n.expr {
+        Expr::Number(v) => Some(v),
+        _ => None,
+    };
+    let (pieces, op, count) = match (board_count(first), number(second)) {
+        (Some(p), Some(c)) => (p, *op, c),
+        _ => match (number(first), board_count(second)) {
+            (Some(c), Some(p)) => (p, mirror(*op), c),
+            _ => return Bounds::unknown(),
+        },
+    };
+    Bounds::exact(Scan::Material(vec![MaterialTest { pieces, op, count }]))
+}
+
+/// `ply op N`, `depth op N`, `movenumber op N` (either way round): the filter's own rule for
+/// comparisons with a number.
+fn tree_depth(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
+    let rule = |e: &Expr, op: CmpOp, n: i64| match e {
+        Expr::Ply => filter::ply::compare_bounds(op, n),
+        Expr::Depth => filter::depth::compare_bounds(op, n),
+        Expr::MoveNumber => filter::move_number::compare_bounds(op, n),
+        _ => None,
+    };
+    match (&first.expr, &second.expr) {
+        (a, Expr::Number(n)) => rule(a, op, *n),
+        (Expr::Number(n), b) => rule(b, mirror(op), *n),
+        _ => None,
+    }
+}

@@ -1,0 +1,109 @@
+//! The static type of a CQL expression: the core's rules here, each filter's own type from its
+//! file (`crate::filter`).
+
+use crate::ast::*;
+use crate::filter;
+use crate::types::Ty;
+
+/// What typing needs to know of the query around an expression: its variables' types.
+pub trait Scope {
+    /// The type of the variable in `slot` (as far as known while parsing).
+    fn var_ty(&self, slot: usize) -> Ty;
+}
+
+/// The static type of `n`.
+pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
+    use Expr::*;
+    match &n.expr {
+        // The filters with a file of their own.
+        Between(..) => filter::between::TYPE,
+        Check => filter::check::TYPE,
+        ColorConst(_) => filter::color::TYPE,
+        Depth => filter::depth::TYPE,
+        Elo(_) => filter::elo::TYPE,
+        Fen(_) => filter::fen::TYPE,
+        GameNumber => filter::game_number::TYPE,
+        Initial => filter::initial::TYPE,
+        Mainline => filter::mainline::TYPE,
+        MakeSquare(..) => filter::make_square::TYPE,
+        Mate => filter::mate::TYPE,
+        MoveNumber => filter::move_number::TYPE,
+        Pawns(_) => filter::pawns::TYPE,
+        Ply => filter::ply::TYPE,
+        PositionId => filter::position_id::TYPE,
+        Power(_) => filter::power::TYPE,
+        RankFile(..) => filter::rank_file::TYPE,
+        Result(_) => filter::result::TYPE,
+        Shade(..) => filter::shade::TYPE,
+        SideToMove => filter::side_to_move::TYPE,
+        Stalemate => filter::stalemate::TYPE,
+        Tag(_, search) => filter::tag_search::ty(search.as_deref()),
+        Terminal => filter::terminal::TYPE,
+        ToMove(_) => filter::to_move::TYPE,
+        Variation => filter::variation::TYPE,
+        VirtualMainline => filter::virtual_mainline::TYPE,
+        Year => filter::year::TYPE,
+        // The language's core and the filters still evaluated in `eval/`.
+        Number(_) | Count(_) | Distance(..) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)
+        | CountMoves(_) => Ty::Number,
+        Neg(_) => Ty::Number,
+        Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
+        Pieces(_) | Complement(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Ray(..)
+        | Pin(..) | From | To => Ty::Set,
+        Dash(_) | Move(_) => Ty::Set,
+        CurrentPosition | Position(_) | Parent | Child(_) | Lca(..) => Ty::Position,
+        Find(f) => {
+            if f.count.is_some() {
+                Ty::Number
+            } else {
+                Ty::Position
+            }
+        }
+        Binary(op, a, b) => match op {
+            BinOp::Inter | BinOp::Union => Ty::Set,
+            BinOp::Add => {
+                let (ta, tb) = (ty_of(a, p), ty_of(b, p));
+                if ta == Ty::String || tb == Ty::String {
+                    Ty::String
+                } else {
+                    Ty::Number
+                }
+            }
+            _ => Ty::Number,
+        },
+        Var(slot) => p.var_ty(*slot),
+        Compound(items) => items.last().map_or(Ty::Logical, |l| ty_of(l, p)),
+        Colon(_, f) => ty_of(f, p),
+        If(_, a, Some(b)) => {
+            let (ta, tb) = (ty_of(a, p), ty_of(b, p));
+            if ta == tb { ta } else { Ty::Unknown }
+        }
+        Assign(..) | DictSet(..) | DictGet(..) | Call(..) => Ty::Unknown,
+        // Filters that match or not, without a value of their own (listed, not caught by a
+        // wildcard, so that a new filter must be given its type here).
+        True
+        | False
+        | And(..)
+        | Or(..)
+        | Not(_)
+        | If(_, _, None)
+        | Compare(..)
+        | In(..)
+        | Regex(..)
+        | Ancestor(..)
+        | Descendant(..)
+        | Castled(_)
+        | EnPassant
+        | NullMove
+        | Primary
+        | Secondary
+        | SquareIter(..)
+        | PieceIter(..)
+        | While(..)
+        | Comment(_)
+        | Message(_)
+        | Transform(..)
+        | Declaration
+        | Unbind(_) => Ty::Logical,
+    }
+}

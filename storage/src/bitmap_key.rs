@@ -1,0 +1,138 @@
+//! The name of one bitmap of a segment ([`BitmapKey`]) and its number in the segment's table.
+
+use shakmaty::{Color, Role, Square};
+
+use crate::move_features::{MoveFeature, MoveSide};
+use crate::schema::{Bitboards, GameResult, MaterialSignature, PositionFlags};
+
+/// The name of one bitmap.
+///
+/// ```
+/// use cqldb_storage::BitmapKey;
+/// use shakmaty::{Color, Role, Square};
+/// let k = BitmapKey::Piece(Color::Black, Role::Knight, Square::F6);
+/// assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BitmapKey {
+    /// Positions with this piece on this square.
+    Piece(Color, Role, Square),
+    /// Positions with this flag (the flag's bit index in [`PositionFlags`]).
+    Flag(u8),
+    /// Positions with this material.
+    Material(MaterialSignature),
+    /// Games with this result: from the `Result` tag, or from the termination marker of a
+    /// game whose tag is missing or not a result.
+    Result(GameResult),
+    /// Games whose first `Result` tag is exactly this result's PGN spelling (`*` for
+    /// [`GameResult::Unknown`]): what CQL's `result` tests. A segment written since these
+    /// exist has all four, empty ones included: a segment without them predates them.
+    ResultTag(GameResult),
+    /// Games from this year.
+    Year(u16),
+    /// Games with this ECO code (packed as in [`GameMeta::eco`]).
+    Eco(u16),
+    /// Games whose player of this colour has an Elo in this band (`elo / 100`).
+    EloBand(Color, u16),
+    /// Games with this tag value (its number in the segment's tag index, see `tags/`).
+    TagValue(u32),
+    /// Positions whose reaching move (`bit < 32`) or some leaving move (`bit - 32`) has a move
+    /// feature (see [`MoveFeature`]); bit [`MoveFeature::MARKER`] is the empty marker of a
+    /// segment that has these bitmaps.
+    Move(u8),
+    /// Positions with one piece placement: the top 56 bits of its
+    /// [`Bitboards::board_hash`](crate::schema::Bitboards::board_hash). Only placements that
+    /// occur at least [`MIN_BOARD_REPEATS`] times in a segment get one; a rarer one is found
+    /// from its pieces' bitmaps. Two different placements share a key with probability 2⁻⁵⁶.
+    Board(u64),
+}
+
+/// A piece placement gets a board bitmap in a segment where it occurs this often: below it,
+/// intersecting its pieces' bitmaps is cheap (the running set soon holds a few positions), and
+/// one bitmap per rare placement would cost more space than the rest of the index.
+pub const MIN_BOARD_REPEATS: usize = 8;
+
+impl BitmapKey {
+    /// True for keys whose bitmap is over games rather than positions.
+    pub fn is_game_key(&self) -> bool {
+        matches!(
+            self,
+            Self::Result(_)
+                | Self::ResultTag(_)
+                | Self::Year(_)
+                | Self::Eco(_)
+                | Self::EloBand(..)
+                | Self::TagValue(_)
+        )
+    }
+
+    /// The bitmap of the positions whose move on `side` has `feature`.
+    pub fn move_feature(side: MoveSide, feature: MoveFeature) -> Self {
+        Self::Move(move_bit(side, feature.bit()))
+    }
+
+    /// The marker of a segment with move-feature bitmaps.
+    pub const MOVES_MARKER: Self = Self::Move(MoveFeature::MARKER);
+
+    /// The board-index key of a piece placement.
+    pub fn board(board: &Bitboards) -> Self {
+        Self::Board(board.board_hash() >> 8)
+    }
+
+    /// The flag bitmap key of one flag.
+    pub fn flag(flag: PositionFlags) -> Self {
+        Self::Flag(flag.0.trailing_zeros() as u8)
+    }
+
+    /// A sortable 64-bit encoding: kind in the top byte.
+    pub fn to_u64(self) -> u64 {
+        let (kind, v): (u64, u64) = match self {
+            Self::Piece(c, r, s) => (1, (c as u64) << 9 | (r as u64) << 6 | u64::from(s)),
+            Self::Flag(b) => (2, u64::from(b)),
+            Self::Material(m) => (3, m.0),
+            Self::Result(r) => (4, r as u64),
+            Self::ResultTag(r) => (4, RESULT_TAG | r as u64),
+            Self::Year(y) => (5, u64::from(y)),
+            Self::Eco(e) => (6, u64::from(e)),
+            Self::EloBand(c, b) => (7, (c as u64) << 16 | u64::from(b)),
+            Self::TagValue(v) => (8, u64::from(v)),
+            Self::Move(b) => (9, u64::from(b)),
+            Self::Board(h) => (10, h & ((1 << 56) - 1)),
+        };
+        kind << 56 | v
+    }
+
+    /// Inverse of [`BitmapKey::to_u64`].
+    pub fn from_u64(x: u64) -> Option<Self> {
+        let v = x & ((1 << 56) - 1);
+        Some(match x >> 56 {
+            1 => Self::Piece(
+                Color::from_white(v >> 9 & 1 == 1),
+                Role::try_from((v >> 6) & 7).ok()?,
+                Square::new((v & 63) as u32),
+            ),
+            2 => Self::Flag(v as u8),
+            3 => Self::Material(MaterialSignature(v)),
+            4 if v & RESULT_TAG != 0 => Self::ResultTag(GameResult::from_u8(v as u8)),
+            4 => Self::Result(GameResult::from_u8(v as u8)),
+            5 => Self::Year(v as u16),
+            6 => Self::Eco(v as u16),
+            7 => Self::EloBand(Color::from_white(v >> 16 & 1 == 1), v as u16),
+            8 => Self::TagValue(u32::try_from(v).ok()?),
+            9 => Self::Move(u8::try_from(v).ok().filter(|&b| b < 64)?),
+            10 => Self::Board(v),
+            _ => return None,
+        })
+    }
+}
+
+/// Marks a [`BitmapKey::ResultTag`] among the result keys.
+const RESULT_TAG: u64 = 0x100;
+
+/// The bit of a move-feature bitmap key: reaching features first, leaving ones from 32.
+pub fn move_bit(side: MoveSide, feature_bit: u8) -> u8 {
+    match side {
+        MoveSide::Reached => feature_bit,
+        MoveSide::Leaving => 32 + feature_bit,
+    }
+}
