@@ -26,12 +26,6 @@ impl Parser {
         let expr: Option<Expr> = match w {
             "true" => simple(Expr::True)?,
             "false" => simple(Expr::False)?,
-            "currentposition" => simple(Expr::CurrentPosition)?,
-            "initialposition" => Some(Expr::Position(Box::new(Node {
-                expr: Expr::Number(0),
-                span: start..start,
-            }))),
-            "parent" => simple(Expr::Parent)?,
             "from" => simple(Expr::From)?,
             "to" => simple(Expr::To)?,
             "o-o" => simple(Expr::Castled(Castle::King))?,
@@ -51,33 +45,6 @@ impl Parser {
             "str" => Some(Expr::ToStr(self.paren_args()?)),
             "comment" => Some(Expr::Comment(self.paren_args()?)),
             "message" => Some(Expr::Message(self.paren_args()?)),
-            "ancestor" => {
-                let (a, b) = self.two_args(w)?;
-                Some(Expr::Ancestor(a, b))
-            }
-            "descendant" => {
-                let (a, b) = self.two_args(w)?;
-                Some(Expr::Descendant(a, b))
-            }
-            "distance" => {
-                let (a, b) = self.two_args(w)?;
-                Some(Expr::Distance(a, b))
-            }
-            "lca" => {
-                let (a, b) = self.two_args(w)?;
-                Some(Expr::Lca(a, b))
-            }
-            "position" => Some(Expr::Position(Box::new(self.unary()?))),
-            "child" => {
-                if self.at_sym("(") && self.peek().attached {
-                    let mut a = self.paren_args_n(1, w)?;
-                    Some(Expr::Child(Some(Box::new(
-                        a.pop().unwrap_or_else(|| unreachable!()),
-                    ))))
-                } else {
-                    Some(Expr::Child(None))
-                }
-            }
             "not" => Some(Expr::Not(Box::new(self.not()?))),
             "if" => {
                 let cond = self.filter()?;
@@ -289,13 +256,6 @@ impl Parser {
             return Err(self.unexpected(&format!("expected a set filter after '{w}'")));
         }
         self.unary()
-    }
-
-    fn two_args(&mut self, w: &str) -> PResult<(Box<Node>, Box<Node>)> {
-        let mut a = self.paren_args_n(2, w)?;
-        let b = a.pop().unwrap_or_else(|| unreachable!());
-        let a = a.pop().unwrap_or_else(|| unreachable!());
-        Ok((Box::new(a), Box::new(b)))
     }
 
     fn direction_word(&mut self) -> Option<Direction> {
@@ -593,6 +553,18 @@ impl Parser {
 impl Syntax for Parser {
     fn set_arg(&mut self, word: &str) -> PResult<Node> {
         Parser::set_arg(self, word)
+    }
+
+    fn operand(&mut self) -> PResult<Node> {
+        self.unary()
+    }
+
+    fn paren_attached(&self) -> bool {
+        self.at_sym("(") && self.peek().attached
+    }
+
+    fn here(&self) -> usize {
+        self.peek().span.start
     }
 
     fn paren_args(&mut self, n: usize, word: &str) -> PResult<Vec<Node>> {

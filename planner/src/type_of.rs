@@ -16,7 +16,14 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
     use Expr::*;
     match &n.expr {
         // The filters with a file of their own.
+        Ancestor(..) | Descendant(..) => filter::ancestry::TYPE,
         Between(..) => filter::between::TYPE,
+        Child(_) => filter::child::TYPE,
+        CurrentPosition => filter::current_position::TYPE,
+        Distance(..) => filter::distance::TYPE,
+        Lca(..) => filter::lca::TYPE,
+        Parent => filter::parent::TYPE,
+        Position(_) => filter::position::TYPE,
         Check => filter::check::TYPE,
         ColorConst(_) => filter::color::TYPE,
         Depth => filter::depth::TYPE,
@@ -44,14 +51,12 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         VirtualMainline => filter::virtual_mainline::TYPE,
         Year => filter::year::TYPE,
         // The language's core and the filters still evaluated in `eval/`.
-        Number(_) | Count(_) | Distance(..) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)
-        | CountMoves(_) => Ty::Number,
+        Number(_) | Count(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | CountMoves(_) => Ty::Number,
         Neg(_) => Ty::Number,
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
         Pieces(_) | Complement(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Ray(..)
         | Pin(..) | From | To => Ty::Set,
         Dash(_) | Move(_) => Ty::Set,
-        CurrentPosition | Position(_) | Parent | Child(_) | Lca(..) => Ty::Position,
         Find(f) => {
             if f.count.is_some() {
                 Ty::Number
@@ -90,8 +95,6 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | Compare(..)
         | In(..)
         | Regex(..)
-        | Ancestor(..)
-        | Descendant(..)
         | Castled(_)
         | EnPassant
         | NullMove

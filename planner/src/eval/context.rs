@@ -16,6 +16,13 @@ pub trait Evaluate {
     fn value(&mut self, n: &Node, cx: &mut Cx) -> Option<Value>;
     /// The square set of `n` (a set, or a piece variable's square), `None` if it has none.
     fn set(&mut self, n: &Node, cx: &mut Cx) -> Option<u64>;
+    /// The position `n` stands for, `None` if it is not a position.
+    fn position(&mut self, n: &Node, cx: &mut Cx) -> Option<u32> {
+        match self.value(n, cx)? {
+            Value::Pos(p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a value counts as a match: anything but an empty square set.

@@ -554,7 +554,15 @@ impl Engine {
                 None
             }
             // The filters with a file of their own.
+            Ancestor(a, b) => filter::ancestry::eval(a, b, self, cx),
             Between(a, b) => filter::between::eval(a, b, self, cx),
+            Child(i) => filter::child::eval(i.as_deref(), self, cx),
+            CurrentPosition => filter::current_position::eval(cx),
+            Descendant(a, b) => filter::ancestry::eval(b, a, self, cx),
+            Distance(a, b) => filter::distance::eval(a, b, self, cx),
+            Lca(a, b) => filter::lca::eval(a, b, self, cx),
+            Parent => filter::parent::eval(cx),
+            Position(id) => filter::position::eval(id, self, cx),
             Check => filter::check::eval(cx),
             ColorConst(c) => filter::color::eval(*c, cx),
             Depth => filter::depth::eval(cx),
@@ -582,8 +590,7 @@ impl Engine {
             VirtualMainline => filter::virtual_mainline::eval(cx),
             Year => filter::year::eval(cx),
             // Families still evaluated in their own module of `eval/`.
-            CurrentPosition | Position(_) | Parent | Child(_) | Ancestor(..) | Descendant(..)
-            | Distance(..) | Lca(..) | Find(_) => self.eval_tree(&n.expr, cx),
+            Find(_) => self.eval_tree(&n.expr, cx),
             Dash(_) | CountMoves(_) | Move(_) | From | To | Castled(_) | EnPassant | NullMove
             | Primary | Secondary => self.eval_move(&n.expr, cx),
         }

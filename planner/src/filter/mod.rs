@@ -14,26 +14,33 @@
 //!
 //! Not all of CQL is here yet: the language's core (logic, comparison, arithmetic, variables,
 //! functions, strings, transforms, piece designators) stays with the parser and the engine,
-//! and move filters, game-tree navigation and the attack and ray filters still live in
+//! and move filters, `find` and the attack and ray filters still live in
 //! `eval/moves.rs`, `eval/tree.rs`, `eval/engine.rs`, `plan/move_bounds.rs` and the keyword
 //! table in `filters.rs`.
 
 pub mod syntax;
 
+pub mod ancestry;
 pub mod between;
 pub mod check;
+pub mod child;
 pub mod color;
+pub mod current_position;
 pub mod depth;
+pub mod distance;
 pub mod elo;
 pub mod fen;
 pub mod game_number;
 pub mod initial;
+pub mod lca;
 pub mod mainline;
 pub mod make_square;
 pub mod mate;
 pub mod move_number;
+pub mod parent;
 pub mod pawns;
 pub mod ply;
+pub mod position;
 pub mod position_id;
 pub mod power;
 pub mod rank_file;
@@ -59,20 +66,27 @@ type Parse = fn(&str, &mut dyn Syntax) -> PResult<Expr>;
 
 /// The keywords of the filters in this folder, each with its parser.
 const TABLE: &[(&[&str], Parse)] = &[
+    (ancestry::KEYWORDS, ancestry::parse),
     (between::KEYWORDS, between::parse),
     (check::KEYWORDS, check::parse),
+    (child::KEYWORDS, child::parse),
     (color::KEYWORDS, color::parse),
+    (current_position::KEYWORDS, current_position::parse),
     (depth::KEYWORDS, depth::parse),
+    (distance::KEYWORDS, distance::parse),
     (elo::KEYWORDS, elo::parse),
     (fen::KEYWORDS, fen::parse),
     (game_number::KEYWORDS, game_number::parse),
     (initial::KEYWORDS, initial::parse),
+    (lca::KEYWORDS, lca::parse),
     (mainline::KEYWORDS, mainline::parse),
     (make_square::KEYWORDS, make_square::parse),
     (mate::KEYWORDS, mate::parse),
     (move_number::KEYWORDS, move_number::parse),
+    (parent::KEYWORDS, parent::parse),
     (pawns::KEYWORDS, pawns::parse),
     (ply::KEYWORDS, ply::parse),
+    (position::KEYWORDS, position::parse),
     (position_id::KEYWORDS, position_id::parse),
     (power::KEYWORDS, power::parse),
     (rank_file::KEYWORDS, rank_file::parse),

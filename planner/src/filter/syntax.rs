@@ -12,6 +12,12 @@ pub type PResult<T> = Result<T, ParseError>;
 pub trait Syntax {
     /// The set argument after `word` (`power`, `light`): a prefix-level expression.
     fn set_arg(&mut self, word: &str) -> PResult<Node>;
+    /// One operand: a prefix-level expression (what `position` takes).
+    fn operand(&mut self) -> PResult<Node>;
+    /// Whether a `(` follows with no space before it (`child(1)` rather than `child (1)`).
+    fn paren_attached(&self) -> bool;
+    /// Where the next token starts (for spans of what a filter adds itself).
+    fn here(&self) -> usize;
     /// Exactly `n` arguments in parentheses after `word`: `(a b)` or `(a, b)`.
     fn paren_args(&mut self, n: usize, word: &str) -> PResult<Vec<Node>>;
     /// A string literal next, with its span; otherwise an error saying `expected`.

@@ -28,7 +28,14 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         True | Declaration => Bounds::exact(Scan::All),
         False => Bounds::exact(Scan::Empty),
         // The filters with a file of their own.
+        Ancestor(..) | Descendant(..) => filter::ancestry::bounds(),
         Between(..) => filter::between::bounds(),
+        Child(_) => filter::child::bounds(),
+        CurrentPosition => filter::current_position::bounds(),
+        Distance(..) => filter::distance::bounds(),
+        Lca(..) => filter::lca::bounds(),
+        Parent => filter::parent::bounds(),
+        Position(_) => filter::position::bounds(),
         Check => filter::check::bounds(),
         ColorConst(_) => filter::color::bounds(),
         Depth => filter::depth::bounds(),
@@ -100,13 +107,10 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         // Values, and filters the index keeps nothing for.
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
         | Regex(..) | Group(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Ray(..)
-        | Pin(..) | CurrentPosition | Position(_) | Parent | Child(_) | Ancestor(..)
-        | Descendant(..) | Distance(..) | Lca(..) | Find(_) | CountMoves(_) | From | To
-        | Primary | Secondary | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..)
-        | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..) | Call(..)
-        | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(_) | Unbind(_) => {
-            Bounds::unknown()
-        }
+        | Pin(..) | Find(_) | CountMoves(_) | From | To | Primary | Secondary | Abs(_)
+        | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..)
+        | DictGet(..) | DictSet(..) | Call(..) | SquareIter(..) | PieceIter(..) | While(..)
+        | Comment(_) | Message(_) | Unbind(_) => Bounds::unknown(),
     }
 }
 
