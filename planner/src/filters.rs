@@ -57,32 +57,6 @@ impl Parser {
                 };
                 Some(Expr::If(Box::new(cond), Box::new(then), els))
             }
-            "ray" | "xray" => {
-                let dir = self.direction_word();
-                let args = self.paren_args()?;
-                if args.len() < 2 {
-                    return Err(ParseError::new(
-                        format!("'{w}' needs at least two sets"),
-                        self.span_from(start),
-                    ));
-                }
-                Some(Expr::Ray(dir, args, w == "xray"))
-            }
-            "pin" => {
-                let (mut from, mut through, mut to) = (None, None, None);
-                loop {
-                    if self.eat_word("from") {
-                        from = Some(Box::new(self.unary()?));
-                    } else if self.eat_word("through") {
-                        through = Some(Box::new(self.unary()?));
-                    } else if self.eat_word("to") {
-                        to = Some(Box::new(self.unary()?));
-                    } else {
-                        break;
-                    }
-                }
-                Some(Expr::Pin(from, through, to))
-            }
             "find" => Some(self.find()?),
             "legal" | "pseudolegal" => {
                 let source = if w == "legal" {
@@ -207,14 +181,6 @@ impl Parser {
                 span: self.span_from(start),
             });
         }
-        if let Some(d) = crate::ast_direction(w) {
-            let (lo, hi) = self.range_opt()?;
-            let arg = self.set_arg(w)?;
-            return Ok(Node {
-                expr: Expr::Direction(d, lo, hi, Box::new(arg)),
-                span: self.span_from(start),
-            });
-        }
         if is_reserved(w) {
             return Err(ParseError::new(
                 format!("'{w}' is not supported"),
@@ -265,21 +231,6 @@ impl Parser {
         let d = crate::ast_direction(w)?;
         self.next();
         Some(d)
-    }
-
-    /// An optional distance range `n` or `n m` after a direction word.
-    fn range_opt(&mut self) -> PResult<(u8, u8)> {
-        let Tok::Number(lo) = self.peek().tok else {
-            return Ok((1, 7));
-        };
-        self.next();
-        let hi = if let Tok::Number(hi) = self.peek().tok {
-            self.next();
-            hi
-        } else {
-            lo
-        };
-        Ok((lo.clamp(0, 7) as u8, hi.clamp(0, 7) as u8))
     }
 
     fn dash_arg(&mut self, w: &str) -> PResult<Dash> {
@@ -561,6 +512,22 @@ impl Syntax for Parser {
 
     fn paren_attached(&self) -> bool {
         self.at_sym("(") && self.peek().attached
+    }
+
+    fn number(&mut self) -> Option<i64> {
+        let Tok::Number(n) = self.peek().tok else {
+            return None;
+        };
+        self.next();
+        Some(n)
+    }
+
+    fn direction(&mut self) -> Option<Direction> {
+        self.direction_word()
+    }
+
+    fn any_args(&mut self) -> PResult<Vec<Node>> {
+        Parser::paren_args(self)
     }
 
     fn here(&self) -> usize {

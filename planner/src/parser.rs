@@ -7,6 +7,7 @@
 
 use crate::ast::*;
 use crate::error::ParseError;
+use crate::filter;
 use crate::keywords::is_reserved;
 use crate::token::{Tok, Token};
 use crate::type_of::{Scope, ty_of};
@@ -505,22 +506,16 @@ impl Parser {
         let start = self.peek().span.start;
         let mut lhs = self.colon()?;
         loop {
-            let attacks = if self.at_sym("->") || self.at_word("attacks") {
-                true
-            } else if self.at_sym("<-") || self.at_word("attackedby") {
-                false
-            } else {
-                break;
+            let ops = filter::attack::OPERATORS;
+            let op = match &self.peek().tok {
+                Tok::Word(w) if ops.contains(&w.as_str()) => w.clone(),
+                Tok::Sym(s) if ops.contains(s) => (*s).to_owned(),
+                _ => break,
             };
             self.next();
             let rhs = self.colon()?;
-            let expr = if attacks {
-                Expr::Attacks(Box::new(lhs), Box::new(rhs))
-            } else {
-                Expr::AttackedBy(Box::new(lhs), Box::new(rhs))
-            };
             lhs = Node {
-                expr,
+                expr: filter::attack::infix(&op, lhs, rhs),
                 span: self.span_from(start),
             };
         }

@@ -17,6 +17,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
     match &n.expr {
         // The filters with a file of their own.
         Ancestor(..) | Descendant(..) => filter::ancestry::TYPE,
+        Attacks(..) | AttackedBy(..) => filter::attack::TYPE,
         Between(..) => filter::between::TYPE,
         Child(_) => filter::child::TYPE,
         CurrentPosition => filter::current_position::TYPE,
@@ -27,6 +28,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Check => filter::check::TYPE,
         ColorConst(_) => filter::color::TYPE,
         Depth => filter::depth::TYPE,
+        Direction(..) => filter::direction::TYPE,
         Elo(_) => filter::elo::TYPE,
         Fen(_) => filter::fen::TYPE,
         GameNumber => filter::game_number::TYPE,
@@ -36,10 +38,12 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Mate => filter::mate::TYPE,
         MoveNumber => filter::move_number::TYPE,
         Pawns(_) => filter::pawns::TYPE,
+        Pin(..) => filter::pin::TYPE,
         Ply => filter::ply::TYPE,
         PositionId => filter::position_id::TYPE,
         Power(_) => filter::power::TYPE,
         RankFile(..) => filter::rank_file::TYPE,
+        Ray(..) => filter::ray::TYPE,
         Result(_) => filter::result::TYPE,
         Shade(..) => filter::shade::TYPE,
         SideToMove => filter::side_to_move::TYPE,
@@ -54,8 +58,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Number(_) | Count(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | CountMoves(_) => Ty::Number,
         Neg(_) => Ty::Number,
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
-        Pieces(_) | Complement(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Ray(..)
-        | Pin(..) | From | To => Ty::Set,
+        Pieces(_) | Complement(_) | From | To => Ty::Set,
         Dash(_) | Move(_) => Ty::Set,
         Find(f) => {
             if f.count.is_some() {

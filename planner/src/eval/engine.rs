@@ -279,57 +279,6 @@ impl Engine {
                 cx.cur = saved;
                 v.filter(|v| matches(&Some(v.clone())))
             }
-            Attacks(a, b) => {
-                let (x, y) = (self.set_of(a, cx)?, self.set_of(b, cx)?);
-                let rec = &cx.game.positions[cx.cur as usize];
-                Some(Value::Set(board::attackers(rec, x, y)))
-            }
-            AttackedBy(a, b) => {
-                let (x, y) = (self.set_of(a, cx)?, self.set_of(b, cx)?);
-                let rec = &cx.game.positions[cx.cur as usize];
-                Some(Value::Set(board::attacked_by(rec, x, y)))
-            }
-            Direction(d, lo, hi, a) => {
-                let x = self.set_of(a, cx)?;
-                let d = if cx.flip {
-                    transform::flip_direction(*d)
-                } else {
-                    *d
-                };
-                Some(Value::Set(board::direction(d, *lo, *hi, x)))
-            }
-            Ray(dir, args, _xray) => {
-                let mut sets = Vec::with_capacity(args.len());
-                for a in args {
-                    sets.push(self.set_of(a, cx)?);
-                }
-                let rec = &cx.game.positions[cx.cur as usize];
-                let dir = if cx.flip {
-                    dir.map(transform::flip_direction)
-                } else {
-                    *dir
-                };
-                Some(Value::Set(board::ray(rec, dir, &sets)))
-            }
-            Pin(from, through, to) => {
-                let from_set = match from {
-                    Some(f) => self.set_of(f, cx)?,
-                    None => u64::MAX,
-                };
-                let through_set = match through {
-                    Some(t) => self.set_of(t, cx)?,
-                    None => u64::MAX,
-                };
-                let to_set = match to {
-                    Some(t) => Some(self.set_of(t, cx)?),
-                    None => None,
-                };
-                let rec = &cx.game.positions[cx.cur as usize];
-                let (pinned, pinners) = board::pins(rec, from_set, through_set, to_set);
-                // With only `from` given, the value is the pinning pieces.
-                let only_from = from.is_some() && through.is_none() && to.is_none();
-                Some(Value::Set(if only_from { pinners } else { pinned }))
-            }
             Abs(a) => match self.eval(a, cx)? {
                 Value::Num(v) => Some(Value::Num(v.abs())),
                 _ => None,
@@ -555,6 +504,8 @@ impl Engine {
             }
             // The filters with a file of their own.
             Ancestor(a, b) => filter::ancestry::eval(a, b, self, cx),
+            AttackedBy(a, b) => filter::attack::eval(false, a, b, self, cx),
+            Attacks(a, b) => filter::attack::eval(true, a, b, self, cx),
             Between(a, b) => filter::between::eval(a, b, self, cx),
             Child(i) => filter::child::eval(i.as_deref(), self, cx),
             CurrentPosition => filter::current_position::eval(cx),
@@ -566,6 +517,7 @@ impl Engine {
             Check => filter::check::eval(cx),
             ColorConst(c) => filter::color::eval(*c, cx),
             Depth => filter::depth::eval(cx),
+            Direction(d, lo, hi, a) => filter::direction::eval(*d, *lo, *hi, a, self, cx),
             Elo(white) => filter::elo::eval(*white, cx),
             Fen(cells) => filter::fen::eval(cells, cx),
             GameNumber => filter::game_number::eval(cx),
@@ -575,10 +527,14 @@ impl Engine {
             Mate => filter::mate::eval(cx),
             MoveNumber => filter::move_number::eval(cx),
             Pawns(kind) => filter::pawns::eval(*kind, cx),
+            Pin(from, through, to) => {
+                filter::pin::eval(from.as_deref(), through.as_deref(), to.as_deref(), self, cx)
+            }
             Ply => filter::ply::eval(cx),
             PositionId => filter::position_id::eval(cx),
             Power(a) => filter::power::eval(a, self, cx),
             RankFile(rank, a) => filter::rank_file::eval(*rank, a, self, cx),
+            Ray(dir, sets, _) => filter::ray::eval(*dir, sets, self, cx),
             Result(r) => filter::result::eval(r, cx),
             Shade(light, a) => filter::shade::eval(*light, a, self, cx),
             SideToMove => filter::side_to_move::eval(cx),

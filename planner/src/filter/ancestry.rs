@@ -14,11 +14,7 @@ pub const KEYWORDS: &[&str] = &["ancestor", "descendant"];
 
 /// Reads `ancestor(A B)` or `descendant(A B)`.
 pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
-    let mut args = p.paren_args(2, word)?.into_iter();
-    let (Some(a), Some(b)) = (args.next(), args.next()) else {
-        unreachable!("paren_args(2) gives two arguments")
-    };
-    let (a, b) = (Box::new(a), Box::new(b));
+    let (a, b) = p.pair(word)?;
     Ok(if word == "ancestor" {
         Expr::Ancestor(a, b)
     } else {

@@ -13,11 +13,8 @@ pub const KEYWORDS: &[&str] = &["between"];
 
 /// Reads `between(A B)`.
 pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
-    let mut args = p.paren_args(2, word)?.into_iter();
-    match (args.next(), args.next()) {
-        (Some(a), Some(b)) => Ok(Expr::Between(Box::new(a), Box::new(b))),
-        _ => unreachable!("paren_args(2) gives two arguments"),
-    }
+    let (a, b) = p.pair(word)?;
+    Ok(Expr::Between(a, b))
 }
 
 /// A square set.

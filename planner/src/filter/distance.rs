@@ -13,11 +13,8 @@ pub const KEYWORDS: &[&str] = &["distance"];
 
 /// Reads `distance(A B)`.
 pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
-    let mut args = p.paren_args(2, word)?.into_iter();
-    let (Some(a), Some(b)) = (args.next(), args.next()) else {
-        unreachable!("paren_args(2) gives two arguments")
-    };
-    Ok(Expr::Distance(Box::new(a), Box::new(b)))
+    let (a, b) = p.pair(word)?;
+    Ok(Expr::Distance(a, b))
 }
 
 /// A number.

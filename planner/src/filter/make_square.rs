@@ -13,11 +13,8 @@ pub const KEYWORDS: &[&str] = &["makesquare"];
 
 /// Reads `makesquare(F R)`.
 pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
-    let mut args = p.paren_args(2, word)?.into_iter();
-    match (args.next(), args.next()) {
-        (Some(f), Some(r)) => Ok(Expr::MakeSquare(Box::new(f), Box::new(r))),
-        _ => unreachable!("paren_args(2) gives two arguments"),
-    }
+    let (a, b) = p.pair(word)?;
+    Ok(Expr::MakeSquare(a, b))
 }
 
 /// A square set (of one square).

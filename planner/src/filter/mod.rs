@@ -14,19 +14,21 @@
 //!
 //! Not all of CQL is here yet: the language's core (logic, comparison, arithmetic, variables,
 //! functions, strings, transforms, piece designators) stays with the parser and the engine,
-//! and move filters, `find` and the attack and ray filters still live in
-//! `eval/moves.rs`, `eval/tree.rs`, `eval/engine.rs`, `plan/move_bounds.rs` and the keyword
-//! table in `filters.rs`.
+//! and move filters and `find` still live in `eval/moves.rs`, `eval/tree.rs`,
+//! `plan/move_bounds.rs` and the keyword table in `filters.rs`. `attacks` is an infix operator:
+//! the parser's operator skeleton reads it through `attack::infix`, so it has no entry below.
 
 pub mod syntax;
 
 pub mod ancestry;
+pub mod attack;
 pub mod between;
 pub mod check;
 pub mod child;
 pub mod color;
 pub mod current_position;
 pub mod depth;
+pub mod direction;
 pub mod distance;
 pub mod elo;
 pub mod fen;
@@ -39,11 +41,13 @@ pub mod mate;
 pub mod move_number;
 pub mod parent;
 pub mod pawns;
+pub mod pin;
 pub mod ply;
 pub mod position;
 pub mod position_id;
 pub mod power;
 pub mod rank_file;
+pub mod ray;
 pub mod result;
 pub mod shade;
 pub mod side_to_move;
@@ -73,6 +77,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (color::KEYWORDS, color::parse),
     (current_position::KEYWORDS, current_position::parse),
     (depth::KEYWORDS, depth::parse),
+    (direction::KEYWORDS, direction::parse),
     (distance::KEYWORDS, distance::parse),
     (elo::KEYWORDS, elo::parse),
     (fen::KEYWORDS, fen::parse),
@@ -85,11 +90,13 @@ const TABLE: &[(&[&str], Parse)] = &[
     (move_number::KEYWORDS, move_number::parse),
     (parent::KEYWORDS, parent::parse),
     (pawns::KEYWORDS, pawns::parse),
+    (pin::KEYWORDS, pin::parse),
     (ply::KEYWORDS, ply::parse),
     (position::KEYWORDS, position::parse),
     (position_id::KEYWORDS, position_id::parse),
     (power::KEYWORDS, power::parse),
     (rank_file::KEYWORDS, rank_file::parse),
+    (ray::KEYWORDS, ray::parse),
     (result::KEYWORDS, result::parse),
     (shade::KEYWORDS, shade::parse),
     (side_to_move::KEYWORDS, side_to_move::parse),

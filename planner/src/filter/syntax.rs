@@ -2,7 +2,7 @@
 //! interface, so a filter's file depends on this and not on the parser (which dispatches to
 //! the filters).
 
-use crate::ast::{Node, Span};
+use crate::ast::{Direction, Node, Span};
 use crate::error::ParseError;
 
 /// A parse step's result.
@@ -16,10 +16,24 @@ pub trait Syntax {
     fn operand(&mut self) -> PResult<Node>;
     /// Whether a `(` follows with no space before it (`child(1)` rather than `child (1)`).
     fn paren_attached(&self) -> bool;
+    /// A number literal, if one is next.
+    fn number(&mut self) -> Option<i64>;
+    /// A direction word (`up`, `diagonal`, ...), if one is next.
+    fn direction(&mut self) -> Option<Direction>;
+    /// Any number of arguments in parentheses: `(a b c)`.
+    fn any_args(&mut self) -> PResult<Vec<Node>>;
     /// Where the next token starts (for spans of what a filter adds itself).
     fn here(&self) -> usize;
     /// Exactly `n` arguments in parentheses after `word`: `(a b)` or `(a, b)`.
     fn paren_args(&mut self, n: usize, word: &str) -> PResult<Vec<Node>>;
+    /// Exactly two arguments in parentheses after `word`: `(a b)` or `(a, b)`.
+    fn pair(&mut self, word: &str) -> PResult<(Box<Node>, Box<Node>)> {
+        let mut args = self.paren_args(2, word)?.into_iter();
+        match (args.next(), args.next()) {
+            (Some(a), Some(b)) => Ok((Box::new(a), Box::new(b))),
+            _ => unreachable!("paren_args(2) gives two arguments"),
+        }
+    }
     /// A string literal next, with its span; otherwise an error saying `expected`.
     fn string(&mut self, expected: &str) -> PResult<(String, Span)>;
     /// Reads `word` if it is next.

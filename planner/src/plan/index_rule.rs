@@ -29,6 +29,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         False => Bounds::exact(Scan::Empty),
         // The filters with a file of their own.
         Ancestor(..) | Descendant(..) => filter::ancestry::bounds(),
+        Attacks(..) | AttackedBy(..) => filter::attack::bounds(),
         Between(..) => filter::between::bounds(),
         Child(_) => filter::child::bounds(),
         CurrentPosition => filter::current_position::bounds(),
@@ -39,6 +40,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Check => filter::check::bounds(),
         ColorConst(_) => filter::color::bounds(),
         Depth => filter::depth::bounds(),
+        Direction(..) => filter::direction::bounds(),
         Elo(_) => filter::elo::bounds(),
         Fen(cells) => filter::fen::bounds(cells),
         GameNumber => filter::game_number::bounds(),
@@ -48,10 +50,12 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Mate => filter::mate::bounds(),
         MoveNumber => filter::move_number::bounds(),
         Pawns(_) => filter::pawns::bounds(),
+        Pin(..) => filter::pin::bounds(),
         Ply => filter::ply::bounds(),
         PositionId => filter::position_id::bounds(),
         Power(_) => filter::power::bounds(),
         RankFile(..) => filter::rank_file::bounds(),
+        Ray(..) => filter::ray::bounds(),
         Result(r) => filter::result::bounds(r),
         Shade(..) => filter::shade::bounds(),
         SideToMove => filter::side_to_move::bounds(),
@@ -106,11 +110,10 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         NullMove => move_bounds::last_move(MoveTraits::NULL),
         // Values, and filters the index keeps nothing for.
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
-        | Regex(..) | Group(_) | Attacks(..) | AttackedBy(..) | Direction(..) | Ray(..)
-        | Pin(..) | Find(_) | CountMoves(_) | From | To | Primary | Secondary | Abs(_)
-        | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..)
-        | DictGet(..) | DictSet(..) | Call(..) | SquareIter(..) | PieceIter(..) | While(..)
-        | Comment(_) | Message(_) | Unbind(_) => Bounds::unknown(),
+        | Regex(..) | Group(_) | Find(_) | CountMoves(_) | From | To | Primary | Secondary
+        | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..) | Slice(..) | Var(_)
+        | Assign(..) | DictGet(..) | DictSet(..) | Call(..) | SquareIter(..) | PieceIter(..)
+        | While(..) | Comment(_) | Message(_) | Unbind(_) => Bounds::unknown(),
     }
 }
 

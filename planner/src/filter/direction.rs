@@ -1,0 +1,91 @@
+//! The direction filters: `up`, `down`, `left`, `right`, `northeast`, `northwest`, `southeast`,
+//! `southwest`, `vertical`, `horizontal`, `diagonal`, `orthogonal`, `anydirection`, with an
+//! optional distance `N` or range `N M` (1 to 7 without one), then a set: the squares that
+//! far from a square of the set in that direction, over any pieces. Under a colour-swapping
+//! transform, up and down swap.
+
+use crate::ast::{Direction, Expr, Node};
+use crate::eval::value::Value;
+use crate::eval::{Cx, Evaluate, board};
+use crate::filter::syntax::{PResult, Syntax};
+use crate::plan::bounds::Bounds;
+use crate::transform;
+use crate::types::Ty;
+
+/// Its keywords.
+pub const KEYWORDS: &[&str] = &[
+    "up",
+    "down",
+    "left",
+    "right",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+    "vertical",
+    "horizontal",
+    "diagonal",
+    "orthogonal",
+    "anydirection",
+];
+
+/// Reads `up [N [M]] S`.
+pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
+    let Some(d) = crate::ast_direction(word) else {
+        unreachable!("every keyword names a direction")
+    };
+    let (lo, hi) = match p.number() {
+        None => (1, 7),
+        Some(lo) => (lo, p.number().unwrap_or(lo)),
+    };
+    let clamp = |v: i64| v.clamp(0, 7) as u8;
+    let set = p.set_arg(word)?;
+    Ok(Expr::Direction(d, clamp(lo), clamp(hi), Box::new(set)))
+}
+
+/// A square set.
+pub const TYPE: Ty = Ty::Set;
+
+/// The squares `lo..=hi` steps from `set` in direction `d` (seen through the transform).
+pub fn eval(
+    d: Direction,
+    lo: u8,
+    hi: u8,
+    set: &Node,
+    ev: &mut impl Evaluate,
+    cx: &mut Cx,
+) -> Option<Value> {
+    let x = ev.set(set, cx)?;
+    let d = if cx.flip {
+        transform::flip_direction(d)
+    } else {
+        d
+    };
+    Some(Value::Set(board::direction(d, lo, hi, x)))
+}
+
+/// Index rule: none.
+pub fn bounds() -> Bounds {
+    Bounds::unknown()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::testing::{SCHOLAR, bounds as bounds_of, matching};
+
+    #[test]
+    fn steps_and_ranges() {
+        assert_eq!(matching("up 1 e2 == e3", SCHOLAR).len(), 9);
+        assert_eq!(matching("up 2 3 e2 == e4-5", SCHOLAR).len(), 9);
+        assert_eq!(matching("up e7 == e8", SCHOLAR).len(), 9);
+        assert_eq!(matching("diagonal 1 a1 == b2", SCHOLAR).len(), 9);
+        // In front of the white pawn on e4, Black's pawn on e5 from 1... e5.
+        assert_eq!(
+            matching("up 1 (P & e4) & p", SCHOLAR),
+            (2..=8).collect::<Vec<u32>>()
+        );
+        assert_eq!(matching("flipcolor { down 1 e7 == e6 }", SCHOLAR).len(), 9);
+        assert_eq!(bounds_of("up P"), bounds());
+    }
+}
