@@ -19,6 +19,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Ancestor(..) | Descendant(..) => filter::ancestry::TYPE,
         Attacks(..) | AttackedBy(..) => filter::attack::TYPE,
         Between(..) => filter::between::TYPE,
+        Castled(_) => filter::castle::TYPE,
         Child(_) => filter::child::TYPE,
         CurrentPosition => filter::current_position::TYPE,
         Distance(..) => filter::distance::TYPE,
@@ -30,17 +31,21 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Depth => filter::depth::TYPE,
         Direction(..) => filter::direction::TYPE,
         Elo(_) => filter::elo::TYPE,
+        EnPassant => filter::en_passant::TYPE,
         Fen(_) => filter::fen::TYPE,
+        From | To => filter::from_to::TYPE,
         GameNumber => filter::game_number::TYPE,
         Initial => filter::initial::TYPE,
         Mainline => filter::mainline::TYPE,
         MakeSquare(..) => filter::make_square::TYPE,
         Mate => filter::mate::TYPE,
         MoveNumber => filter::move_number::TYPE,
+        NullMove => filter::null_move::TYPE,
         Pawns(_) => filter::pawns::TYPE,
         Pin(..) => filter::pin::TYPE,
         Ply => filter::ply::TYPE,
         PositionId => filter::position_id::TYPE,
+        Primary | Secondary => filter::primary::TYPE,
         Power(_) => filter::power::TYPE,
         RankFile(..) => filter::rank_file::TYPE,
         Ray(..) => filter::ray::TYPE,
@@ -58,7 +63,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Number(_) | Count(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | CountMoves(_) => Ty::Number,
         Neg(_) => Ty::Number,
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
-        Pieces(_) | Complement(_) | From | To => Ty::Set,
+        Pieces(_) | Complement(_) => Ty::Set,
         Dash(_) | Move(_) => Ty::Set,
         Find(f) => {
             if f.count.is_some() {
@@ -98,11 +103,6 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | Compare(..)
         | In(..)
         | Regex(..)
-        | Castled(_)
-        | EnPassant
-        | NullMove
-        | Primary
-        | Secondary
         | SquareIter(..)
         | PieceIter(..)
         | While(..)

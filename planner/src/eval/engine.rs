@@ -507,6 +507,7 @@ impl Engine {
             AttackedBy(a, b) => filter::attack::eval(false, a, b, self, cx),
             Attacks(a, b) => filter::attack::eval(true, a, b, self, cx),
             Between(a, b) => filter::between::eval(a, b, self, cx),
+            Castled(which) => filter::castle::eval(*which, cx),
             Child(i) => filter::child::eval(i.as_deref(), self, cx),
             CurrentPosition => filter::current_position::eval(cx),
             Descendant(a, b) => filter::ancestry::eval(b, a, self, cx),
@@ -519,36 +520,41 @@ impl Engine {
             Depth => filter::depth::eval(cx),
             Direction(d, lo, hi, a) => filter::direction::eval(*d, *lo, *hi, a, self, cx),
             Elo(white) => filter::elo::eval(*white, cx),
+            EnPassant => filter::en_passant::eval(cx),
             Fen(cells) => filter::fen::eval(cells, cx),
+            From => filter::from_to::eval(true, cx),
             GameNumber => filter::game_number::eval(cx),
             Initial => filter::initial::eval(cx),
             Mainline => filter::mainline::eval(cx),
             MakeSquare(f, r) => filter::make_square::eval(f, r, self, cx),
             Mate => filter::mate::eval(cx),
             MoveNumber => filter::move_number::eval(cx),
+            NullMove => filter::null_move::eval(cx),
             Pawns(kind) => filter::pawns::eval(*kind, cx),
             Pin(from, through, to) => {
                 filter::pin::eval(from.as_deref(), through.as_deref(), to.as_deref(), self, cx)
             }
             Ply => filter::ply::eval(cx),
             PositionId => filter::position_id::eval(cx),
+            Primary => filter::primary::eval(true, cx),
             Power(a) => filter::power::eval(a, self, cx),
             RankFile(rank, a) => filter::rank_file::eval(*rank, a, self, cx),
             Ray(dir, sets, _) => filter::ray::eval(*dir, sets, self, cx),
             Result(r) => filter::result::eval(r, cx),
+            Secondary => filter::primary::eval(false, cx),
             Shade(light, a) => filter::shade::eval(*light, a, self, cx),
             SideToMove => filter::side_to_move::eval(cx),
             Stalemate => filter::stalemate::eval(cx),
             Tag(field, search) => filter::tag_search::eval(field, search.as_deref(), cx),
             Terminal => filter::terminal::eval(cx),
+            To => filter::from_to::eval(false, cx),
             ToMove(white) => filter::to_move::eval(*white, cx),
             Variation => filter::variation::eval(cx),
             VirtualMainline => filter::virtual_mainline::eval(cx),
             Year => filter::year::eval(cx),
             // Families still evaluated in their own module of `eval/`.
             Find(_) => self.eval_tree(&n.expr, cx),
-            Dash(_) | CountMoves(_) | Move(_) | From | To | Castled(_) | EnPassant | NullMove
-            | Primary | Secondary => self.eval_move(&n.expr, cx),
+            Dash(_) | CountMoves(_) | Move(_) => self.eval_move(&n.expr, cx),
         }
     }
 

@@ -12,7 +12,7 @@ pub mod board;
 pub mod context;
 mod engine;
 pub mod game;
-mod moves;
+pub(crate) mod moves;
 mod tree;
 pub mod value;
 

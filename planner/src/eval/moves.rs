@@ -1,6 +1,6 @@
 //! Move filters: the dash (`--`, `[x]`) with promotions and targets, `legal`/`pseudolegal`,
-//! `countmoves`, `currentmove`, the deprecated `move`, and the move-kind words (`from`, `to`,
-//! `castle`, `enpassant`, `nullmove`, `primary`, `secondary`).
+//! `countmoves`, `currentmove` and the deprecated `move`; and the last move as the filters in
+//! their own files see it ([`last_move`]).
 
 use crate::ast::{Castle, Dash, Expr, MoveFilter, MoveSource};
 use cqldb_storage::{MoveCode, MoveKind, PositionRecord};
@@ -13,18 +13,27 @@ use crate::eval::value::Value;
 
 /// One candidate move, with the squares the filters test.
 #[derive(Copy, Clone, Debug)]
-struct Cand {
-    from: u32,
-    dest: u32,
+pub(crate) struct Cand {
+    /// Where the moving piece stood.
+    pub(crate) from: u32,
+    /// Where it went (for castling, the king's square).
+    pub(crate) dest: u32,
     /// Square of the captured piece (differs from `dest` for en passant).
     captured: Option<u32>,
     /// Promotion role index (P N B R Q K = 0..6).
     promo: Option<usize>,
-    kind: MoveKind,
+    /// What kind of move.
+    pub(crate) kind: MoveKind,
     /// Rook on the king side of the king (for `o-o`).
-    king_side: bool,
+    pub(crate) king_side: bool,
     /// The position the move leads to, when it is a PGN move.
     child: Option<u32>,
+}
+
+/// The move that reached the current position, as the move filters see it (`None` at a game's
+/// first position).
+pub(crate) fn last_move(cx: &Cx) -> Option<Cand> {
+    from_code(cx.position().mv, None)
 }
 
 fn role_index(r: shakmaty::Role) -> usize {
@@ -74,9 +83,6 @@ fn from_move(m: &Move) -> Option<Cand> {
 
 impl Engine {
     pub(crate) fn eval_move(&mut self, e: &Expr, cx: &mut Cx) -> Option<Value> {
-        let g = cx.game;
-        let rec = &g.positions[cx.cur as usize];
-        let here = from_code(rec.mv, None);
         match e {
             Expr::Dash(d) => {
                 let (set, _) = self.dash(d, cx)?;
@@ -87,37 +93,6 @@ impl Engine {
                 Some(Value::Num(n))
             }
             Expr::Move(m) => self.legacy_move(m, cx),
-            Expr::From => here.map(|c| Value::Set(1 << c.from)),
-            // For castling `to` covers the rook's new square too, so `to attacks k` sees a
-            // check given by the castled rook (as the reference does: O-O# is no discovery).
-            Expr::To => here.map(|c| {
-                let rook = match c.kind {
-                    MoveKind::Castle if c.king_side => 1u64 << (c.dest - 1),
-                    MoveKind::Castle => 1u64 << (c.dest + 1),
-                    _ => 0,
-                };
-                Value::Set(1 << c.dest | rook)
-            }),
-            Expr::Castled(which) => here
-                .filter(|c| {
-                    c.kind == MoveKind::Castle
-                        && match which {
-                            Castle::King => c.king_side,
-                            Castle::Queen => !c.king_side,
-                            Castle::Any => true,
-                        }
-                })
-                .map(|_| Value::Matched),
-            Expr::EnPassant => here
-                .filter(|c| c.kind == MoveKind::EnPassant)
-                .map(|_| Value::Matched),
-            Expr::NullMove => here
-                .filter(|c| c.kind == MoveKind::Null)
-                .map(|_| Value::Matched),
-            Expr::Primary => {
-                (g.parent(cx.cur).is_some() && rec.child_index == 0).then_some(Value::Matched)
-            }
-            Expr::Secondary => (rec.child_index > 0).then_some(Value::Matched),
             _ => None,
         }
     }

@@ -14,7 +14,8 @@
 //!
 //! Not all of CQL is here yet: the language's core (logic, comparison, arithmetic, variables,
 //! functions, strings, transforms, piece designators) stays with the parser and the engine,
-//! and move filters and `find` still live in `eval/moves.rs`, `eval/tree.rs`,
+//! and the move filters that read moves (`--`, `[x]`, `legal`, `pseudolegal`, `countmoves`,
+//! `currentmove`, `move`) and `find` still live in `eval/moves.rs`, `eval/tree.rs`,
 //! `plan/move_bounds.rs` and the keyword table in `filters.rs`. `attacks` is an infix operator:
 //! the parser's operator skeleton reads it through `attack::infix`, so it has no entry below.
 
@@ -23,6 +24,7 @@ pub mod syntax;
 pub mod ancestry;
 pub mod attack;
 pub mod between;
+pub mod castle;
 pub mod check;
 pub mod child;
 pub mod color;
@@ -31,7 +33,9 @@ pub mod depth;
 pub mod direction;
 pub mod distance;
 pub mod elo;
+pub mod en_passant;
 pub mod fen;
+pub mod from_to;
 pub mod game_number;
 pub mod initial;
 pub mod lca;
@@ -39,6 +43,7 @@ pub mod mainline;
 pub mod make_square;
 pub mod mate;
 pub mod move_number;
+pub mod null_move;
 pub mod parent;
 pub mod pawns;
 pub mod pin;
@@ -46,6 +51,7 @@ pub mod ply;
 pub mod position;
 pub mod position_id;
 pub mod power;
+pub mod primary;
 pub mod rank_file;
 pub mod ray;
 pub mod result;
@@ -72,6 +78,7 @@ type Parse = fn(&str, &mut dyn Syntax) -> PResult<Expr>;
 const TABLE: &[(&[&str], Parse)] = &[
     (ancestry::KEYWORDS, ancestry::parse),
     (between::KEYWORDS, between::parse),
+    (castle::KEYWORDS, castle::parse),
     (check::KEYWORDS, check::parse),
     (child::KEYWORDS, child::parse),
     (color::KEYWORDS, color::parse),
@@ -80,7 +87,9 @@ const TABLE: &[(&[&str], Parse)] = &[
     (direction::KEYWORDS, direction::parse),
     (distance::KEYWORDS, distance::parse),
     (elo::KEYWORDS, elo::parse),
+    (en_passant::KEYWORDS, en_passant::parse),
     (fen::KEYWORDS, fen::parse),
+    (from_to::KEYWORDS, from_to::parse),
     (game_number::KEYWORDS, game_number::parse),
     (initial::KEYWORDS, initial::parse),
     (lca::KEYWORDS, lca::parse),
@@ -88,6 +97,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (make_square::KEYWORDS, make_square::parse),
     (mate::KEYWORDS, mate::parse),
     (move_number::KEYWORDS, move_number::parse),
+    (null_move::KEYWORDS, null_move::parse),
     (parent::KEYWORDS, parent::parse),
     (pawns::KEYWORDS, pawns::parse),
     (pin::KEYWORDS, pin::parse),
@@ -95,6 +105,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (position::KEYWORDS, position::parse),
     (position_id::KEYWORDS, position_id::parse),
     (power::KEYWORDS, power::parse),
+    (primary::KEYWORDS, primary::parse),
     (rank_file::KEYWORDS, rank_file::parse),
     (ray::KEYWORDS, ray::parse),
     (result::KEYWORDS, result::parse),

@@ -9,7 +9,7 @@ use crate::filter;
 use super::bounds::{Bounds, mirror};
 use super::move_bounds;
 use super::rules::simplify::simplify;
-use super::scan::{MaterialTest, MoveTraits, Scan};
+use super::scan::{MaterialTest, Scan};
 
 /// The bounds of a query body (its filters must all match), for a query that visits
 /// variations or only main lines (`variations`: move filters then see different moves).
@@ -31,6 +31,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Ancestor(..) | Descendant(..) => filter::ancestry::bounds(),
         Attacks(..) | AttackedBy(..) => filter::attack::bounds(),
         Between(..) => filter::between::bounds(),
+        Castled(which) => filter::castle::bounds(*which),
         Child(_) => filter::child::bounds(),
         CurrentPosition => filter::current_position::bounds(),
         Distance(..) => filter::distance::bounds(),
@@ -42,17 +43,21 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Depth => filter::depth::bounds(),
         Direction(..) => filter::direction::bounds(),
         Elo(_) => filter::elo::bounds(),
+        EnPassant => filter::en_passant::bounds(),
         Fen(cells) => filter::fen::bounds(cells),
+        From | To => filter::from_to::bounds(),
         GameNumber => filter::game_number::bounds(),
         Initial => filter::initial::bounds(),
         Mainline => filter::mainline::bounds(),
         MakeSquare(..) => filter::make_square::bounds(),
         Mate => filter::mate::bounds(),
         MoveNumber => filter::move_number::bounds(),
+        NullMove => filter::null_move::bounds(),
         Pawns(_) => filter::pawns::bounds(),
         Pin(..) => filter::pin::bounds(),
         Ply => filter::ply::bounds(),
         PositionId => filter::position_id::bounds(),
+        Primary | Secondary => filter::primary::bounds(),
         Power(_) => filter::power::bounds(),
         RankFile(..) => filter::rank_file::bounds(),
         Ray(..) => filter::ray::bounds(),
@@ -105,15 +110,12 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         },
         Dash(d) => move_bounds::dash(d),
         Move(m) => move_bounds::legacy(m, variations),
-        Castled(which) => move_bounds::castled(*which),
-        EnPassant => move_bounds::last_move(MoveTraits::EN_PASSANT),
-        NullMove => move_bounds::last_move(MoveTraits::NULL),
         // Values, and filters the index keeps nothing for.
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
-        | Regex(..) | Group(_) | Find(_) | CountMoves(_) | From | To | Primary | Secondary
-        | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | ToStr(_) | Case(..) | Slice(..) | Var(_)
-        | Assign(..) | DictGet(..) | DictSet(..) | Call(..) | SquareIter(..) | PieceIter(..)
-        | While(..) | Comment(_) | Message(_) | Unbind(_) => Bounds::unknown(),
+        | Regex(..) | Group(_) | Find(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..)
+        | Int(_) | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..) | DictGet(..)
+        | DictSet(..) | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_)
+        | Message(_) | Unbind(_) => Bounds::unknown(),
     }
 }
 

@@ -15,7 +15,7 @@
 pub mod bounds;
 pub mod gtql;
 pub mod index_rule;
-mod move_bounds;
+pub(crate) mod move_bounds;
 pub mod rules;
 pub mod scan;
 

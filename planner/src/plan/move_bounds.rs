@@ -201,12 +201,12 @@ pub(super) fn legacy(m: &MoveFilter, variations: bool) -> Bounds {
 }
 
 /// `o-o`, `o-o-o`, `castle` about the move that reached the position.
-pub(super) fn castled(which: Castle) -> Bounds {
+pub(crate) fn castled(which: Castle) -> Bounds {
     last_move(castle_traits(which))
 }
 
 /// A fact about the move that reached the position (`enpassant`, `nullmove`).
-pub(super) fn last_move(traits: MoveTraits) -> Bounds {
+pub(crate) fn last_move(traits: MoveTraits) -> Bounds {
     upper(Scan::Moves {
         of: MoveOf::Reached,
         traits,
