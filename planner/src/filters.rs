@@ -48,7 +48,6 @@ impl Parser {
                 };
                 Some(Expr::If(Box::new(cond), Box::new(then), els))
             }
-            "find" => Some(self.find()?),
             "legal" | "pseudolegal" => {
                 let source = if w == "legal" {
                     MoveSource::Legal
@@ -348,39 +347,6 @@ impl Parser {
         Ok(Expr::Move(Box::new(m)))
     }
 
-    fn find(&mut self) -> PResult<Expr> {
-        let mut quiet = false;
-        let mut backward = false;
-        let mut count = None;
-        loop {
-            if self.eat_word("quiet") {
-                quiet = true;
-            } else if self.eat_sym("<--") {
-                backward = true;
-            } else if self.eat_word("all") {
-                count = Some((0, i64::MAX));
-            } else if let Tok::Number(lo) = self.peek().tok {
-                self.next();
-                let hi = if let Tok::Number(hi) = self.peek().tok {
-                    self.next();
-                    hi
-                } else {
-                    i64::MAX
-                };
-                count = Some((lo, hi));
-            } else {
-                break;
-            }
-        }
-        let body = self.not()?;
-        Ok(Expr::Find(Box::new(Find {
-            backward,
-            quiet,
-            count,
-            body,
-        })))
-    }
-
     fn new_name(&mut self, after: &str) -> PResult<String> {
         let t = self.peek().clone();
         match &t.tok {
@@ -535,6 +501,14 @@ impl Syntax for Parser {
         };
         let t = self.next();
         Ok((s, t.span))
+    }
+
+    fn eat_sym(&mut self, sym: &str) -> bool {
+        Parser::eat_sym(self, sym)
+    }
+
+    fn body(&mut self) -> PResult<Node> {
+        self.not()
     }
 
     fn eat_word(&mut self, word: &str) -> bool {

@@ -33,6 +33,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Elo(_) => filter::elo::TYPE,
         EnPassant => filter::en_passant::TYPE,
         Fen(_) => filter::fen::TYPE,
+        Find(f) => filter::find::ty(f),
         From | To => filter::from_to::TYPE,
         GameNumber => filter::game_number::TYPE,
         Initial => filter::initial::TYPE,
@@ -65,13 +66,6 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
         Pieces(_) | Complement(_) => Ty::Set,
         Dash(_) | Move(_) => Ty::Set,
-        Find(f) => {
-            if f.count.is_some() {
-                Ty::Number
-            } else {
-                Ty::Position
-            }
-        }
         Binary(op, a, b) => match op {
             BinOp::Inter | BinOp::Union => Ty::Set,
             BinOp::Add => {

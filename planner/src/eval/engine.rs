@@ -522,6 +522,7 @@ impl Engine {
             Elo(white) => filter::elo::eval(*white, cx),
             EnPassant => filter::en_passant::eval(cx),
             Fen(cells) => filter::fen::eval(cells, cx),
+            Find(f) => filter::find::eval(f, self, cx),
             From => filter::from_to::eval(true, cx),
             GameNumber => filter::game_number::eval(cx),
             Initial => filter::initial::eval(cx),
@@ -553,7 +554,6 @@ impl Engine {
             VirtualMainline => filter::virtual_mainline::eval(cx),
             Year => filter::year::eval(cx),
             // Families still evaluated in their own module of `eval/`.
-            Find(_) => self.eval_tree(&n.expr, cx),
             Dash(_) | CountMoves(_) | Move(_) => self.eval_move(&n.expr, cx),
         }
     }

@@ -2,8 +2,8 @@
 //! the body at each.
 //!
 //! The engine and the language's core (logic, comparison, arithmetic, variables, functions,
-//! strings) are in `engine.rs`; position geometry in [`board`]; move filters in `moves.rs`
-//! and game-tree navigation in `tree.rs` (the other filters are evaluated in their own files,
+//! strings) are in `engine.rs`; position geometry in [`board`]; the move filters that read
+//! moves in `moves.rs` (the other filters are evaluated in their own files,
 //! `crate::filter`); what a filter produces in
 //! [`value`]. A game is seen as position rows ([`game::Game`]), whether just read from PGN or
 //! decoded from an index; which games and positions are evaluated is the executor's business.
@@ -13,7 +13,6 @@ pub mod context;
 mod engine;
 pub mod game;
 pub(crate) mod moves;
-mod tree;
 pub mod value;
 
 pub use context::{Cx, Evaluate, matches};

@@ -15,8 +15,8 @@
 //! Not all of CQL is here yet: the language's core (logic, comparison, arithmetic, variables,
 //! functions, strings, transforms, piece designators) stays with the parser and the engine,
 //! and the move filters that read moves (`--`, `[x]`, `legal`, `pseudolegal`, `countmoves`,
-//! `currentmove`, `move`) and `find` still live in `eval/moves.rs`, `eval/tree.rs`,
-//! `plan/move_bounds.rs` and the keyword table in `filters.rs`. `attacks` is an infix operator:
+//! `currentmove`, `move`) still live in `eval/moves.rs`, `plan/move_bounds.rs` and the keyword
+//! table in `filters.rs`. `attacks` is an infix operator:
 //! the parser's operator skeleton reads it through `attack::infix`, so it has no entry below.
 
 pub mod syntax;
@@ -35,6 +35,7 @@ pub mod distance;
 pub mod elo;
 pub mod en_passant;
 pub mod fen;
+pub mod find;
 pub mod from_to;
 pub mod game_number;
 pub mod initial;
@@ -89,6 +90,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (elo::KEYWORDS, elo::parse),
     (en_passant::KEYWORDS, en_passant::parse),
     (fen::KEYWORDS, fen::parse),
+    (find::KEYWORDS, find::parse),
     (from_to::KEYWORDS, from_to::parse),
     (game_number::KEYWORDS, game_number::parse),
     (initial::KEYWORDS, initial::parse),

@@ -36,6 +36,10 @@ pub trait Syntax {
     }
     /// A string literal next, with its span; otherwise an error saying `expected`.
     fn string(&mut self, expected: &str) -> PResult<(String, Span)>;
+    /// Reads the symbol `sym` (`<--`) if it is next.
+    fn eat_sym(&mut self, sym: &str) -> bool;
+    /// A filter as the body of a prefix filter (`find`, `not`): everything up to `and`/`or`.
+    fn body(&mut self) -> PResult<Node>;
     /// Reads `word` if it is next.
     fn eat_word(&mut self, word: &str) -> bool;
     /// A string literal, if one is next.

@@ -45,6 +45,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Elo(_) => filter::elo::bounds(),
         EnPassant => filter::en_passant::bounds(),
         Fen(cells) => filter::fen::bounds(cells),
+        Find(_) => filter::find::bounds(),
         From | To => filter::from_to::bounds(),
         GameNumber => filter::game_number::bounds(),
         Initial => filter::initial::bounds(),
@@ -112,10 +113,10 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Move(m) => move_bounds::legacy(m, variations),
         // Values, and filters the index keeps nothing for.
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
-        | Regex(..) | Group(_) | Find(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..)
-        | Int(_) | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..) | DictGet(..)
-        | DictSet(..) | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_)
-        | Message(_) | Unbind(_) => Bounds::unknown(),
+        | Regex(..) | Group(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)
+        | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..)
+        | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(_)
+        | Unbind(_) => Bounds::unknown(),
     }
 }
 

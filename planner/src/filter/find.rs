@@ -1,0 +1,128 @@
+//! `find [quiet] [<--] [all | N [M]] F`: the first position from the current one onwards in
+//! the game (its subtree, in order) where `F` matches, or with `<--` the nearest going back
+//! towards the game's first position. With `all` or a count it is instead the number of such
+//! positions, matching when it lies in the range (`N` alone: at least `N`). `quiet` drops the
+//! comments `F` makes.
+
+use crate::ast::{Expr, Find};
+use crate::eval::value::Value;
+use crate::eval::{Cx, Evaluate, matches};
+use crate::filter::syntax::{PResult, Syntax};
+use crate::plan::bounds::Bounds;
+use crate::types::Ty;
+
+/// Its keyword.
+pub const KEYWORDS: &[&str] = &["find"];
+
+/// Reads its options in any order, then the filter it looks for.
+pub fn parse(_: &str, p: &mut dyn Syntax) -> PResult<Expr> {
+    let mut quiet = false;
+    let mut backward = false;
+    let mut count = None;
+    loop {
+        if p.eat_word("quiet") {
+            quiet = true;
+        } else if p.eat_sym("<--") {
+            backward = true;
+        } else if p.eat_word("all") {
+            count = Some((0, i64::MAX));
+        } else if let Some(lo) = p.number() {
+            count = Some((lo, p.number().unwrap_or(i64::MAX)));
+        } else {
+            break;
+        }
+    }
+    let body = p.body()?;
+    Ok(Expr::Find(Box::new(Find {
+        backward,
+        quiet,
+        count,
+        body,
+    })))
+}
+
+/// A number with a count, a position without.
+pub fn ty(f: &Find) -> Ty {
+    if f.count.is_some() {
+        Ty::Number
+    } else {
+        Ty::Position
+    }
+}
+
+/// The position found, or the count.
+pub fn eval(f: &Find, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
+    let g = cx.game;
+    let saved = cx.cur;
+    let mut found = None;
+    let mut count = 0i64;
+    // Whether the search is over once `id` is tried.
+    let mut visit = |ev: &mut _, cx: &mut Cx, id: u32| -> bool {
+        cx.cur = id;
+        let mark = cx.comments.len();
+        let v = Evaluate::value(ev, &f.body, cx);
+        if f.quiet {
+            cx.comments.truncate(mark);
+        }
+        if matches(&v) {
+            count += 1;
+            found.get_or_insert(id);
+            return f.count.is_none();
+        }
+        false
+    };
+    if f.backward {
+        let mut id = Some(saved);
+        while let Some(p) = id {
+            if visit(ev, cx, p) {
+                break;
+            }
+            id = g.parent(p);
+        }
+    } else {
+        for id in saved..g.subtree_end(saved) {
+            if g.visible(id) && visit(ev, cx, id) {
+                break;
+            }
+        }
+    }
+    cx.cur = saved;
+    match f.count {
+        Some((lo, hi)) => (count >= lo && count <= hi).then_some(Value::Num(count)),
+        None => found.map(Value::Pos),
+    }
+}
+
+/// Index rule: none (the filter looks at other positions of the game).
+pub fn bounds() -> Bounds {
+    Bounds::unknown()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::testing::{SCHOLAR, bounds as bounds_of, matching};
+
+    #[test]
+    fn forward_backward_and_counts() {
+        // From each position, the mate ahead: only on the main line.
+        assert_eq!(
+            matching("find mate", SCHOLAR),
+            (0..=7).collect::<Vec<u32>>()
+        );
+        assert_eq!(matching("(find mate) == position 7", SCHOLAR).len(), 8);
+        assert_eq!(matching("find <-- initial", SCHOLAR).len(), 9);
+        assert_eq!(matching("find <-- check", SCHOLAR), vec![7]);
+        // Positions with two or more checks ahead: none; with at least one: the main line.
+        assert_eq!(matching("find 2 check", SCHOLAR), Vec::<u32>::new());
+        assert_eq!(
+            matching("find 1 check", SCHOLAR),
+            (0..=7).collect::<Vec<u32>>()
+        );
+        assert_eq!(
+            matching("(find all check) == 1", SCHOLAR),
+            (0..=7).collect::<Vec<u32>>()
+        );
+        assert_eq!(bounds_of("find mate"), bounds());
+    }
+}
