@@ -9,10 +9,11 @@
 //! decoded from an index; which games and positions are evaluated is the executor's business.
 
 pub mod board;
+pub(crate) mod candidate;
 pub mod context;
 mod engine;
 pub mod game;
-pub(crate) mod moves;
+mod moves;
 pub mod value;
 
 pub use context::{Cx, Evaluate, matches};

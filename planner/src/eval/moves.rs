@@ -1,81 +1,15 @@
 //! Move filters: the dash (`--`, `[x]`) with promotions and targets, `legal`/`pseudolegal`,
-//! `countmoves`, `currentmove` and the deprecated `move`; and the last move as the filters in
-//! their own files see it ([`last_move`]).
+//! `countmoves`, `currentmove` and the deprecated `move`.
 
 use crate::ast::{Castle, Dash, Expr, MoveFilter, MoveSource};
 use cqldb_storage::{MoveCode, MoveKind, PositionRecord};
 use shakmaty::{Chess, Move, Position};
 
 use crate::eval::board;
+use crate::eval::candidate::{Cand, from_code};
 use crate::eval::context::{Cx, matches};
 use crate::eval::engine::Engine;
 use crate::eval::value::Value;
-
-/// One candidate move, with the squares the filters test.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Cand {
-    /// Where the moving piece stood.
-    pub(crate) from: u32,
-    /// Where it went (for castling, the king's square).
-    pub(crate) dest: u32,
-    /// Square of the captured piece (differs from `dest` for en passant).
-    captured: Option<u32>,
-    /// Promotion role index (P N B R Q K = 0..6).
-    promo: Option<usize>,
-    /// What kind of move.
-    pub(crate) kind: MoveKind,
-    /// Rook on the king side of the king (for `o-o`).
-    pub(crate) king_side: bool,
-    /// The position the move leads to, when it is a PGN move.
-    child: Option<u32>,
-}
-
-/// The move that reached the current position, as the move filters see it (`None` at a game's
-/// first position).
-pub(crate) fn last_move(cx: &Cx) -> Option<Cand> {
-    from_code(cx.position().mv, None)
-}
-
-fn role_index(r: shakmaty::Role) -> usize {
-    r as usize - 1
-}
-
-fn from_code(mv: MoveCode, child: Option<u32>) -> Option<Cand> {
-    let (from, to, kind) = (mv.from()? as u32, mv.to()? as u32, mv.kind()?);
-    Some(match kind {
-        MoveKind::Castle => {
-            let king_side = to > from;
-            let rank = from / 8 * 8;
-            Cand {
-                from,
-                dest: rank + if king_side { 6 } else { 2 },
-                captured: None,
-                promo: None,
-                kind,
-                king_side,
-                child,
-            }
-        }
-        MoveKind::EnPassant => Cand {
-            from,
-            dest: to,
-            captured: Some(from / 8 * 8 + to % 8),
-            promo: None,
-            kind,
-            king_side: false,
-            child,
-        },
-        _ => Cand {
-            from,
-            dest: to,
-            captured: mv.capture().map(|_| to),
-            promo: mv.promotion().map(role_index),
-            kind,
-            king_side: false,
-            child,
-        },
-    })
-}
 
 fn from_move(m: &Move) -> Option<Cand> {
     from_code(MoveCode::from_move(m), None)

@@ -3,7 +3,7 @@
 
 use crate::ast::{Castle, Expr};
 use crate::eval::Cx;
-use crate::eval::moves::last_move;
+use crate::eval::candidate::last_move;
 use crate::eval::value::Value;
 use crate::filter::syntax::{PResult, Syntax};
 use crate::plan::bounds::Bounds;
