@@ -40,34 +40,30 @@ pub fn ty(search: Option<&str>) -> Ty {
     }
 }
 
-/// The tag names a field reads.
-fn names(field: &TagField) -> Vec<&str> {
-    match field {
-        TagField::Player(Some(true)) => vec!["White"],
-        TagField::Player(Some(false)) => vec!["Black"],
-        TagField::Player(None) => vec!["White", "Black"],
-        TagField::Event => vec!["Event"],
-        TagField::Site => vec!["Site"],
-        TagField::Date => vec!["Date"],
-        TagField::EventDate => vec!["EventDate"],
-        TagField::Eco => vec!["ECO"],
-        TagField::Named(n) => vec![n.as_str()],
-    }
+/// The tag names a field reads: one, or two for `player` (no allocation: it runs at every
+/// position a tag filter is evaluated at).
+fn names(field: &TagField) -> impl Iterator<Item = &str> {
+    let (first, second) = match field {
+        TagField::Player(Some(true)) => ("White", None),
+        TagField::Player(Some(false)) => ("Black", None),
+        TagField::Player(None) => ("White", Some("Black")),
+        TagField::Event => ("Event", None),
+        TagField::Site => ("Site", None),
+        TagField::Date => ("Date", None),
+        TagField::EventDate => ("EventDate", None),
+        TagField::Eco => ("ECO", None),
+        TagField::Named(n) => (n.as_str(), None),
+    };
+    std::iter::once(first).chain(second)
 }
 
 /// A search looks at every value of the tag (a malformed game may repeat one, and the tag
 /// index keeps them all); a value is the first.
 pub fn eval(field: &TagField, search: Option<&str>, cx: &Cx) -> Option<Value> {
-    let values: Vec<&str> = names(field)
-        .into_iter()
-        .flat_map(|n| cx.game.tags_named(n))
-        .collect();
+    let mut values = names(field).flat_map(|n| cx.game.tags_named(n));
     match search {
-        Some(s) => values
-            .iter()
-            .any(|v| v.contains(s))
-            .then_some(Value::Matched),
-        None => values.first().map(|v| Value::Str((*v).to_owned())),
+        Some(s) => values.any(|v| v.contains(s)).then_some(Value::Matched),
+        None => values.next().map(|v| Value::Str(v.to_owned())),
     }
 }
 
@@ -86,7 +82,6 @@ pub fn bounds(field: &TagField, search: Option<&str>) -> Bounds {
     };
     Bounds::exact(
         names(field)
-            .into_iter()
             .map(scan)
             .reduce(Scan::or)
             .unwrap_or(Scan::Empty),
