@@ -8,6 +8,7 @@
 //! move are separate pieces, as are the braces of a comment and its words), breaking before the
 //! first piece that does not fit.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use cqldb_storage::CommentPlacement;
@@ -68,7 +69,11 @@ pub fn write_game(
             }
         }
     }
-    let mut w = Wrap { out, col: 0 };
+    let mut w = Wrap {
+        out,
+        col: 0,
+        scratch: String::new(),
+    };
     // The game comment: original pre-game comment, game number, root annotations.
     let mut root: Vec<Segment> = original(game, 0, CommentPlacement::After);
     if !opts.silent {
@@ -284,6 +289,7 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
         Close,
     }
     let mut cache: Vec<Option<Chess>> = vec![None; game.len()];
+    let notes = NoteIndex::of(game);
     let mut stack = vec![Frame::At {
         pos: 0,
         alts_done: 0,
@@ -305,7 +311,7 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
         let kids = game.all_children(pos);
         let Some(&main) = kids.first() else { continue };
         if alts_done == 0 {
-            number_due = write_move(w, game, pos, main, number_due, added, &mut cache)?;
+            number_due = write_move(w, game, &notes, pos, main, number_due, added, &mut cache)?;
         }
         if let Some(&alt) = kids.get(alts_done + 1) {
             // Come back here for the next alternative; then the variation itself.
@@ -317,7 +323,7 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
             stack.push(Frame::Close);
             w.space()?;
             w.piece(b"(")?;
-            let due = write_move(w, game, pos, alt, true, added, &mut cache)?;
+            let due = write_move(w, game, &notes, pos, alt, true, added, &mut cache)?;
             stack.push(Frame::At {
                 pos: alt,
                 alts_done: 0,
@@ -334,18 +340,70 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
     Ok(())
 }
 
+/// Where each position's original comments and NAGs are in a game's note lists, so that
+/// writing a move looks them up instead of scanning every note of the game.
+struct NoteIndex {
+    /// Per position: the index of its last comment before and after the move (`u32::MAX`:
+    /// none); empty when the game has no comments.
+    comments: Vec<[u32; 2]>,
+    /// Indexes of the NAGs, ordered by position (ties in list order).
+    nags: Vec<u32>,
+}
+
+impl NoteIndex {
+    fn of(game: &Game) -> Self {
+        let mut comments = Vec::new();
+        if !game.comments.is_empty() {
+            comments = vec![[u32::MAX; 2]; game.len()];
+            for (i, (p, placement, _)) in game.comments.iter().enumerate() {
+                let side = usize::from(*placement == CommentPlacement::After);
+                if let Some(slot) = comments.get_mut(*p as usize) {
+                    slot[side] = i as u32;
+                }
+            }
+        }
+        let mut nags: Vec<u32> = (0..game.nags.len() as u32).collect();
+        nags.sort_by_key(|&i| game.nags[i as usize].0);
+        Self { comments, nags }
+    }
+
+    /// The original comment at `pos` with `placement`, as a segment list (empty or one).
+    fn comment(&self, game: &Game, pos: u32, placement: CommentPlacement) -> Vec<Segment> {
+        let side = usize::from(placement == CommentPlacement::After);
+        self.comments
+            .get(pos as usize)
+            .and_then(|slot| game.comments.get(slot[side] as usize))
+            .map(|(_, _, t)| Segment {
+                text: t.clone(),
+                original: true,
+            })
+            .into_iter()
+            .collect()
+    }
+
+    /// The NAGs of `pos`, in list order.
+    fn nags<'a>(&'a self, game: &'a Game, pos: u32) -> impl Iterator<Item = u8> + 'a {
+        let key = |i: &u32| game.nags[*i as usize].0;
+        let lo = self.nags.partition_point(|i| key(i) < pos);
+        let hi = self.nags.partition_point(|i| key(i) <= pos);
+        self.nags[lo..hi].iter().map(|&i| game.nags[i as usize].1)
+    }
+}
+
 /// Writes the move from `parent` to `child` with its comments and NAGs; returns whether the
 /// next black move needs its number (after a comment).
+#[allow(clippy::too_many_arguments)]
 fn write_move(
     w: &mut Wrap<'_>,
     game: &Game,
+    notes: &NoteIndex,
     parent: u32,
     child: u32,
     mut number_due: bool,
     added: &mut [Vec<String>],
     cache: &mut [Option<Chess>],
 ) -> io::Result<bool> {
-    let before = original(game, child, CommentPlacement::Before);
+    let before = notes.comment(game, child, CommentPlacement::Before);
     if !before.is_empty() {
         w.space()?;
         w.comment(&before)?;
@@ -356,44 +414,47 @@ fn write_move(
     let n = i64::from(game.positions[0].move_number.max(1))
         + (i64::from(prec.ply) + i64::from(root_black)) / 2;
     let white = prec.turn() == shakmaty::Color::White;
+    w.space()?;
+    if white || number_due {
+        let dots = if white { "." } else { "..." };
+        w.scratch.clear();
+        write!(w.scratch, "{n}{dots}").map_err(io::Error::other)?;
+        w.piece_scratch()?;
+    }
     let crec = &game.positions[child as usize];
-    let san = match crec.mv.to_move() {
-        None => "--".to_owned(),
+    w.scratch.clear();
+    match crec.mv.to_move() {
+        None => w.scratch.push_str("--"),
         Some(m) => match chess_at(game, parent, cache) {
             Some(mut pos) => {
                 // The child's position comes from playing the move (the next move's SAN needs
                 // it), cheaper than building it from the child's record. The suffix looks for
                 // legal moves only in check (shakmaty's `SanPlus` asks for the outcome, which
                 // generates them at every move).
-                let san = San::from_move(&pos, m);
+                San::from_move(&pos, m).append_to_string(&mut w.scratch);
                 pos.play_unchecked(m);
-                let suffix = if !pos.is_check() {
-                    ""
-                } else if pos.legal_moves().is_empty() {
-                    "#"
-                } else {
-                    "+"
-                };
+                if pos.is_check() {
+                    w.scratch.push(if pos.legal_moves().is_empty() {
+                        '#'
+                    } else {
+                        '+'
+                    });
+                }
                 if let Some(slot) = cache.get_mut(child as usize) {
                     *slot = Some(pos);
                 }
-                format!("{san}{suffix}")
             }
-            None => crec.mv.to_string(),
+            None => write!(w.scratch, "{}", crec.mv).map_err(io::Error::other)?,
         },
-    };
-    w.space()?;
-    if white {
-        w.piece(format!("{n}.").as_bytes())?;
-    } else if number_due {
-        w.piece(format!("{n}...").as_bytes())?;
     }
-    w.piece(san.as_bytes())?;
-    for (_, nag) in game.nags.iter().filter(|(p, _)| *p == child) {
+    w.piece_scratch()?;
+    for nag in notes.nags(game, child) {
         w.space()?;
-        w.piece(format!("${nag}").as_bytes())?;
+        w.scratch.clear();
+        write!(w.scratch, "${nag}").map_err(io::Error::other)?;
+        w.piece_scratch()?;
     }
-    let mut after = original(game, child, CommentPlacement::After);
+    let mut after = notes.comment(game, child, CommentPlacement::After);
     after.extend(added[child as usize].drain(..).map(Segment::added));
     if after.is_empty() {
         return Ok(false);
@@ -416,9 +477,19 @@ fn chess_at(game: &Game, id: u32, cache: &mut [Option<Chess>]) -> Option<Chess> 
 struct Wrap<'a> {
     out: &'a mut dyn Write,
     col: usize,
+    /// Text of the next piece, built here to spare an allocation per move.
+    scratch: String,
 }
 
 impl Wrap<'_> {
+    /// [`Self::piece`] with the scratch text.
+    fn piece_scratch(&mut self) -> io::Result<()> {
+        let text = std::mem::take(&mut self.scratch);
+        let done = self.piece(text.as_bytes());
+        self.scratch = text;
+        done
+    }
+
     fn piece(&mut self, p: &[u8]) -> io::Result<()> {
         if self.col > 0 && self.col + p.len() > WIDTH {
             self.newline()?;

@@ -290,18 +290,31 @@ pub fn decode_block_opts(data: &[u8], raw_len: usize, hashes: bool) -> Option<De
 
 /// A block's packed columns, decompressed (see [`BlockView`]).
 pub fn decompress_block(data: &[u8], raw_len: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_block_into(data, raw_len, &mut out)?;
+    Some(out)
+}
+
+/// As [`decompress_block`], into `out` (its contents replaced, its allocation reused: readers
+/// that go from block to block keep one buffer, since a fresh one per block made the kernel
+/// zero new pages for most of them).
+pub fn decompress_block_into(data: &[u8], raw_len: usize, out: &mut Vec<u8>) -> Option<()> {
     thread_local! {
         // A decompression context per thread: making one per block cost more than a small
         // block's decompression.
         static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
+    out.clear();
+    out.reserve(raw_len);
     CONTEXT.with(|c| {
         let mut c = c.try_borrow_mut().ok()?;
         if c.is_none() {
             *c = zstd::bulk::Decompressor::new().ok();
         }
-        c.as_mut()?.decompress(data, raw_len).ok()
+        // The capacity bounds the output: a frame claiming more than `raw_len` fails.
+        let n = c.as_mut()?.decompress_to_buffer(data, out).ok()?;
+        (n <= raw_len).then_some(())
     })
 }
 
@@ -309,10 +322,20 @@ pub fn decompress_block(data: &[u8], raw_len: usize) -> Option<Vec<u8>> {
 /// with the thread's context; a frame without the size (or claiming more than `limit`) is
 /// streamed instead.
 pub fn decompress_frame(data: &[u8], limit: usize) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_frame_into(data, limit, &mut out)?;
+    Ok(out)
+}
+
+/// As [`decompress_frame`], into `out` (contents replaced, allocation reused).
+pub fn decompress_frame_into(data: &[u8], limit: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
     match zstd::zstd_safe::get_frame_content_size(data) {
-        Ok(Some(n)) if n as usize <= limit => decompress_block(data, n as usize)
+        Ok(Some(n)) if n as usize <= limit => decompress_block_into(data, n as usize, out)
             .ok_or_else(|| std::io::Error::other("the frame does not decompress to its size")),
-        _ => zstd::stream::decode_all(data),
+        _ => {
+            out.clear();
+            zstd::stream::copy_decode(data, &mut *out)
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use rkyv::{Archive, Deserialize, Serialize};
 use roaring::RoaringBitmap;
 
 use crate::columns::{
-    BlockView, DecodedBlock, decode_block_opts, decompress_block, decompress_frame,
+    BlockView, DecodedBlock, decode_block_opts, decompress_block_into, decompress_frame_into,
 };
 use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::{Result, StorageError};
@@ -401,7 +401,9 @@ impl Segment {
     ) -> Result<()> {
         let g = &self.data().games;
         let games = self.games();
-        let mut chunk_cache: Option<(u32, Vec<u8>)> = None;
+        // The current text chunk (its number and text); one buffer serves every chunk.
+        let mut chunk_at: Option<u32> = None;
+        let mut chunk_text: Vec<u8> = Vec::new();
         // The candidate's block, decompressed once, with its first position and game and its
         // notes; each game is then replayed alone.
         let mut block_cache: Option<BlockCache> = None;
@@ -414,7 +416,8 @@ impl Segment {
             let i = i as usize;
             let block = g.block[i].to_native();
             if block_cache.as_ref().is_none_or(|c| c.block != block) {
-                block_cache = Some(self.block_cache(block)?);
+                let reuse = block_cache.take().map(|c| c.raw).unwrap_or_default();
+                block_cache = Some(self.block_cache(block, reuse)?);
             }
             let Some(cache) = &block_cache else {
                 return Err(self.corrupt("block cache"));
@@ -438,16 +441,15 @@ impl Segment {
             let mut text: &[u8] = &[];
             if with_text {
                 let chunk = g.text_chunk[i].to_native();
-                if chunk_cache.as_ref().is_none_or(|(c, _)| *c != chunk) {
-                    chunk_cache = Some((chunk, self.text_chunk(chunk)?));
+                if chunk_at != Some(chunk) {
+                    self.text_chunk_into(chunk, &mut chunk_text)?;
+                    chunk_at = Some(chunk);
                 }
-                if let Some((_, raw)) = &chunk_cache {
-                    let s = g.text_offset[i].to_native() as usize;
-                    let e = s + g.text_len[i].to_native() as usize;
-                    text = raw
-                        .get(s..e)
-                        .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
-                }
+                let s = g.text_offset[i].to_native() as usize;
+                let e = s + g.text_len[i].to_native() as usize;
+                text = chunk_text
+                    .get(s..e)
+                    .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
             }
             // Comments and NAGs of a block are grouped by game, in game order.
             let (lo, hi) = (start as u32, end as u32);
@@ -571,6 +573,13 @@ impl Segment {
 
     /// A text chunk, checked and decompressed.
     fn text_chunk(&self, chunk: u32) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.text_chunk_into(chunk, &mut out)?;
+        Ok(out)
+    }
+
+    /// As [`Self::text_chunk`], into `out` (contents replaced, allocation reused).
+    fn text_chunk_into(&self, chunk: u32, out: &mut Vec<u8>) -> Result<()> {
         let d = self.data();
         let data = d
             .text_chunks
@@ -578,7 +587,7 @@ impl Segment {
             .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
         self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
         // A chunk holds a batch's text (batches are cut at a few megabytes).
-        decompress_frame(data.as_slice(), 1 << 30)
+        decompress_frame_into(data.as_slice(), 1 << 30, out)
             .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
     }
 
@@ -597,10 +606,11 @@ impl Segment {
         self.file.verify(&self.path)
     }
 
-    /// Decompresses block `block` for [`Segment::for_each_game_in`].
-    fn block_cache(&self, block: u32) -> Result<BlockCache> {
+    /// Decompresses block `block` for [`Segment::for_each_game_in`], into `raw` (a previous
+    /// block's buffer, reused).
+    fn block_cache(&self, block: u32, mut raw: Vec<u8>) -> Result<BlockCache> {
         let b = self.block_entry(block as usize)?;
-        let raw = decompress_block(&b.data, b.raw_len.to_native() as usize)
+        decompress_block_into(&b.data, b.raw_len.to_native() as usize, &mut raw)
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
         let view =
             BlockView::parse(&raw).ok_or_else(|| self.corrupt("undecodable position block"))?;
