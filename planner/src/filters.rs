@@ -48,36 +48,6 @@ impl Parser {
                 };
                 Some(Expr::If(Box::new(cond), Box::new(then), els))
             }
-            "legal" | "pseudolegal" => {
-                let source = if w == "legal" {
-                    MoveSource::Legal
-                } else {
-                    MoveSource::PseudoLegal
-                };
-                let d = self.generated_dash(source, w)?;
-                Some(Expr::Dash(Box::new(d)))
-            }
-            "countmoves" => {
-                let source = if self.eat_word("legal") {
-                    MoveSource::Legal
-                } else if self.eat_word("pseudolegal") {
-                    MoveSource::PseudoLegal
-                } else {
-                    MoveSource::Pgn
-                };
-                let d = if source == MoveSource::Pgn {
-                    self.dash_arg("countmoves")?
-                } else {
-                    self.generated_dash(source, "countmoves")?
-                };
-                Some(Expr::CountMoves(Box::new(d)))
-            }
-            "currentmove" => {
-                let mut d = self.dash_arg(w)?;
-                d.source = MoveSource::Current;
-                Some(Expr::Dash(Box::new(d)))
-            }
-            "move" => Some(self.move_filter(start)?),
             "square" | "piece" => Some(self.iteration(w == "piece")?),
             "while" => {
                 let open = self.peek().span.clone();
@@ -221,130 +191,6 @@ impl Parser {
         let d = crate::ast_direction(w)?;
         self.next();
         Some(d)
-    }
-
-    fn dash_arg(&mut self, w: &str) -> PResult<Dash> {
-        let start = self.peek().span.start;
-        let n = self.unary()?;
-        match n.expr {
-            Expr::Dash(d) => Ok(*d),
-            _ => Err(ParseError::new(
-                format!("expected a '--' filter after '{w}'"),
-                start..n.span.end,
-            )),
-        }
-    }
-
-    fn generated_dash(&mut self, source: MoveSource, w: &str) -> PResult<Dash> {
-        let mut d = self.dash_arg(w)?;
-        if d.capture {
-            return Err(ParseError::new(
-                "'legal' and 'pseudolegal' are not supported with a capturing dash '[x]'; use '--'",
-                self.span_from(self.peek().span.start),
-            ));
-        }
-        let ok_target = match &d.target {
-            None => true,
-            Some(t) => matches!(t.expr, Expr::Castled(_) | Expr::EnPassant),
-        };
-        if !ok_target || d.promotion.is_some() {
-            let span = d.target.as_ref().map_or_else(
-                || self.span_from(self.peek().span.start),
-                |t| t.span.clone(),
-            );
-            return Err(ParseError::new(
-                "the target of a 'legal'/'pseudolegal' dash must be o-o, o-o-o, castle or enpassant, without promotion",
-                span,
-            ));
-        }
-        d.source = source;
-        Ok(d)
-    }
-
-    fn move_filter(&mut self, start: usize) -> PResult<Expr> {
-        let mut m = MoveFilter::default();
-        let mut count_span = None;
-        loop {
-            let t = self.peek().clone();
-            let Tok::Word(w) = &t.tok else { break };
-            match w.as_str() {
-                "from" => {
-                    self.next();
-                    m.from = Some(self.unary()?);
-                }
-                "to" => {
-                    self.next();
-                    m.to = Some(self.unary()?);
-                }
-                "capture" => {
-                    self.next();
-                    m.capture = Some(self.unary()?);
-                }
-                "promote" => {
-                    self.next();
-                    let Tok::Designator(p) = self.peek().tok else {
-                        return Err(self.unexpected("expected a piece after 'promote'"));
-                    };
-                    self.next();
-                    let mut mask = 0u8;
-                    for i in 0..12 {
-                        if p.has_piece(i) {
-                            mask |= 1 << (i % 6);
-                        }
-                    }
-                    m.promote = Some(mask);
-                }
-                "previous" => {
-                    self.next();
-                    m.previous = true;
-                }
-                "legal" => {
-                    self.next();
-                    m.legal = true;
-                }
-                "pseudolegal" => {
-                    self.next();
-                    m.pseudolegal = true;
-                }
-                "count" => {
-                    self.next();
-                    m.count = true;
-                    count_span = Some(t.span.clone());
-                }
-                "castle" | "o-o" | "o-o-o" => {
-                    self.next();
-                    m.castle = Some(match w.as_str() {
-                        "o-o" => Castle::King,
-                        "o-o-o" => Castle::Queen,
-                        _ => Castle::Any,
-                    });
-                }
-                "enpassant" => {
-                    self.next();
-                    m.enpassant = true;
-                }
-                "null" => {
-                    self.next();
-                    m.null = true;
-                }
-                "primary" => {
-                    self.next();
-                    m.primary = true;
-                }
-                "secondary" => {
-                    self.next();
-                    m.secondary = true;
-                }
-                _ => break,
-            }
-        }
-        if m.count && !m.legal && !m.pseudolegal {
-            return Err(ParseError::new(
-                "'count' in 'move' can only be used together with 'legal' or 'pseudolegal'",
-                count_span.unwrap_or(start..start + 4),
-            ));
-        }
-        Ok(Expr::Move(Box::new(m)))
     }
 
     fn new_name(&mut self, after: &str) -> PResult<String> {
@@ -525,6 +371,18 @@ impl Syntax for Parser {
 
     fn error(&self, expected: &str) -> ParseError {
         self.unexpected(expected)
+    }
+
+    fn previous_span(&self) -> Span {
+        Parser::previous_span(self)
+    }
+
+    fn designator(&mut self) -> Option<PieceSet> {
+        let Tok::Designator(p) = self.peek().tok else {
+            return None;
+        };
+        self.next();
+        Some(p)
     }
 
     fn result(&mut self, expected: &str) -> PResult<String> {

@@ -144,6 +144,11 @@ impl Parser {
         ParseError::new(format!("{what}, found {found}"), t.span.clone())
     }
 
+    /// The span of the token read last.
+    pub(crate) fn previous_span(&self) -> Span {
+        self.toks[self.i.saturating_sub(1)].span.clone()
+    }
+
     pub(crate) fn span_from(&self, start: usize) -> Span {
         let end = self.toks[self.i.saturating_sub(1)].span.end.max(start);
         start..end

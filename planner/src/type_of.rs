@@ -61,11 +61,13 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         VirtualMainline => filter::virtual_mainline::TYPE,
         Year => filter::year::TYPE,
         // The language's core and the filters still evaluated in `eval/`.
-        Number(_) | Count(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) | CountMoves(_) => Ty::Number,
+        Number(_) | Count(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_) => Ty::Number,
+        CountMoves(_) => filter::count_moves::TYPE,
         Neg(_) => Ty::Number,
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
         Pieces(_) | Complement(_) => Ty::Set,
-        Dash(_) | Move(_) => Ty::Set,
+        Dash(_) => filter::dash::TYPE,
+        Move(_) => filter::legacy_move::TYPE,
         Binary(op, a, b) => match op {
             BinOp::Inter | BinOp::Union => Ty::Set,
             BinOp::Add => {

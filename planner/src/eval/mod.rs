@@ -2,10 +2,9 @@
 //! the body at each.
 //!
 //! The engine and the language's core (logic, comparison, arithmetic, variables, functions,
-//! strings) are in `engine.rs`; position geometry in [`board`]; the move filters that read
-//! moves in `moves.rs` (the other filters are evaluated in their own files,
-//! `crate::filter`); what a filter produces in
-//! [`value`]. A game is seen as position rows ([`game::Game`]), whether just read from PGN or
+//! strings) are in `engine/`; position geometry in [`board`]; the moves the move filters
+//! read in `move_source.rs` (the filters are evaluated in their own files, `crate::filter`);
+//! what a filter produces in [`value`]. A game is seen as position rows ([`game::Game`]), whether just read from PGN or
 //! decoded from an index; which games and positions are evaluated is the executor's business.
 
 pub mod board;
@@ -13,7 +12,7 @@ pub(crate) mod candidate;
 pub mod context;
 mod engine;
 pub mod game;
-mod moves;
+pub(crate) mod move_source;
 pub mod value;
 
 pub use context::{Cx, Evaluate, matches};

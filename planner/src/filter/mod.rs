@@ -5,19 +5,20 @@
 //! A filter's data is its variant of [`crate::ast::Expr`]; its meaning is its file here. The
 //! places that route a variant to its file are exhaustive matches, so the compiler names each
 //! one a new filter must be added to: the keyword table below, `ty_of` (`type_of.rs`), the
-//! engine's `eval` (`eval/engine.rs`), the index rules (`plan/index_rule.rs`) and
+//! engine's `eval` (`eval/engine/mod.rs`), the index rules (`plan/index_rule.rs`) and
 //! [`crate::ast::Node::children`].
 //!
 //! A filter's file sees the parser through [`syntax::Syntax`], the engine through
 //! [`crate::eval::Evaluate`], and the plan through [`crate::plan::bounds::Bounds`]: none of
 //! them depends on it, so no file depends on itself through a filter.
 //!
-//! Not all of CQL is here yet: the language's core (logic, comparison, arithmetic, variables,
-//! functions, strings, transforms, piece designators) stays with the parser and the engine,
-//! and the move filters that read moves (`--`, `[x]`, `legal`, `pseudolegal`, `countmoves`,
-//! `currentmove`, `move`) still live in `eval/moves.rs`, `plan/move_bounds.rs` and the keyword
-//! table in `filters.rs`. `attacks` is an infix operator:
-//! the parser's operator skeleton reads it through `attack::infix`, so it has no entry below.
+//! The language's core (logic, comparison, arithmetic, variables, functions, strings,
+//! transforms, piece designators) stays with the parser and the engine. Two filters are
+//! operators rather than keywords, so they have no entry in the table below: `attacks` (the
+//! parser's operator skeleton reads it through `attack::infix`) and the dash `--`/`[x]`
+//! (read by the parser's token skeleton, where a square set may stand attached before it;
+//! `dash.rs` holds the rest, and the keywords that put a dash to other moves read theirs
+//! through `dash::after_keyword`).
 
 pub mod syntax;
 
@@ -28,7 +29,10 @@ pub mod castle;
 pub mod check;
 pub mod child;
 pub mod color;
+pub mod count_moves;
+pub mod current_move;
 pub mod current_position;
+pub mod dash;
 pub mod depth;
 pub mod direction;
 pub mod distance;
@@ -40,6 +44,8 @@ pub mod from_to;
 pub mod game_number;
 pub mod initial;
 pub mod lca;
+pub mod legacy_move;
+pub mod legal;
 pub mod mainline;
 pub mod make_square;
 pub mod mate;
@@ -83,6 +89,8 @@ const TABLE: &[(&[&str], Parse)] = &[
     (check::KEYWORDS, check::parse),
     (child::KEYWORDS, child::parse),
     (color::KEYWORDS, color::parse),
+    (count_moves::KEYWORDS, count_moves::parse),
+    (current_move::KEYWORDS, current_move::parse),
     (current_position::KEYWORDS, current_position::parse),
     (depth::KEYWORDS, depth::parse),
     (direction::KEYWORDS, direction::parse),
@@ -94,6 +102,8 @@ const TABLE: &[(&[&str], Parse)] = &[
     (from_to::KEYWORDS, from_to::parse),
     (game_number::KEYWORDS, game_number::parse),
     (initial::KEYWORDS, initial::parse),
+    (legacy_move::KEYWORDS, legacy_move::parse),
+    (legal::KEYWORDS, legal::parse),
     (lca::KEYWORDS, lca::parse),
     (mainline::KEYWORDS, mainline::parse),
     (make_square::KEYWORDS, make_square::parse),

@@ -2,7 +2,7 @@
 //! interface, so a filter's file depends on this and not on the parser (which dispatches to
 //! the filters).
 
-use crate::ast::{Direction, Node, Span};
+use crate::ast::{Direction, Node, PieceSet, Span};
 use crate::error::ParseError;
 
 /// A parse step's result.
@@ -46,6 +46,10 @@ pub trait Syntax {
     fn optional_string(&mut self) -> Option<String>;
     /// An error at the next token saying what was `expected` there.
     fn error(&self, expected: &str) -> ParseError;
+    /// The span of the token read last (at a filter's start: its keyword).
+    fn previous_span(&self) -> Span;
+    /// A piece designator (`N`, `[Qq]`), if one is next.
+    fn designator(&mut self) -> Option<PieceSet>;
     /// A game result next (`1-0`, `0-1`, `1/2-1/2`, `*`); otherwise an error saying `expected`.
     fn result(&mut self, expected: &str) -> PResult<String>;
 }

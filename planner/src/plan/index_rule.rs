@@ -1,13 +1,12 @@
 //! The index rule of every CQL expression (see [`super::bounds`] for what bounds are): the
 //! filters with a file of their own give theirs (`crate::filter`); the language's core —
 //! `and`, `or`, `not`, transforms, comparisons of piece counts, piece designators, filters at
-//! another position — composes them here; move filters have theirs in `move_bounds.rs`.
+//! another position — composes them here.
 
 use crate::ast::{CmpOp, Expr, Node, PieceSet};
 use crate::filter;
 
 use super::bounds::{Bounds, mirror};
-use super::move_bounds;
 use super::rules::simplify::simplify;
 use super::scan::{MaterialTest, Scan};
 
@@ -109,8 +108,8 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
             upper: Scan::games_with(bounds(f, variations).upper),
             lower: Scan::Empty,
         },
-        Dash(d) => move_bounds::dash(d),
-        Move(m) => move_bounds::legacy(m, variations),
+        Dash(d) => filter::dash::bounds(d),
+        Move(m) => filter::legacy_move::bounds(m, variations),
         // Values, and filters the index keeps nothing for.
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
         | Regex(..) | Group(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)

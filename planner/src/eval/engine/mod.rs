@@ -1,0 +1,279 @@
+//! The engine: a game's positions walked in order, the body evaluated at each. [`Engine::eval`]
+//! routes each expression: the filters to their files (`crate::filter`), the language's core
+//! to the files here (logic, comparison and arithmetic, strings, variables and functions,
+//! notes, transforms).
+
+use std::sync::Arc;
+
+use crate::Query;
+use crate::ast::*;
+use crate::transform;
+use rustc_hash::FxHashMap;
+
+use crate::eval::board;
+use crate::eval::context::{Cx, Evaluate, matches};
+use crate::eval::game::Game;
+use crate::eval::value::Value;
+use crate::filter;
+
+mod arith;
+mod logic;
+mod notes;
+mod strings;
+mod transforms;
+mod variables;
+
+/// What a game produced.
+#[derive(Clone, Debug, Default)]
+pub struct GameMatch {
+    /// Matched position ids, in visiting order.
+    pub matched: Vec<u32>,
+    /// `comment(...)` output per position id, in order.
+    pub comments: Vec<(u32, String)>,
+    /// `message(...)` lines.
+    pub messages: Vec<String>,
+    /// Why parts of the query could not be evaluated on this game (each once).
+    pub warnings: Vec<String>,
+    /// Sort values to show in the game comment (`matchcount: 22`).
+    pub sort_notes: Vec<String>,
+    /// Whether the game passes `matchcount` and the header filters.
+    pub selected: bool,
+}
+
+/// Evaluates one query over games, keeping variables and dictionaries across games as CQL does.
+pub struct Engine {
+    query: Arc<Query>,
+    pub(crate) vars: Vec<Option<Value>>,
+    pub(crate) dicts: Vec<FxHashMap<String, Value>>,
+    pub(crate) regexes: FxHashMap<String, Option<regex::Regex>>,
+    /// Visit variation positions too.
+    pub variations: bool,
+}
+
+impl Engine {
+    /// An engine for `query`; `variations` forces variations on (`-variations`).
+    pub fn new(query: Query, variations: bool) -> Self {
+        let n = query.vars.len();
+        let variations = variations || query.header.variations;
+        Self {
+            query: Arc::new(query),
+            vars: vec![None; n],
+            dicts: vec![FxHashMap::default(); n],
+            regexes: FxHashMap::default(),
+            variations,
+        }
+    }
+
+    /// A fresh engine for the same query (shares the parsed query; own variables and caches).
+    /// Only equivalent to this one for queries without state ([`Query::has_state`]).
+    pub fn fork(&self) -> Self {
+        let n = self.query.vars.len();
+        Self {
+            query: self.query.clone(),
+            vars: vec![None; n],
+            dicts: vec![FxHashMap::default(); n],
+            regexes: FxHashMap::default(),
+            variations: self.variations,
+        }
+    }
+
+    /// The query.
+    pub fn query(&self) -> &Query {
+        &self.query
+    }
+
+    /// Evaluates the query at every visible position of `game`.
+    pub fn run_game(&mut self, game: &Game) -> GameMatch {
+        let q = self.query.clone();
+        let mut out = GameMatch::default();
+        let h = &q.header;
+        if let Some((lo, hi)) = h.gamenumber {
+            let n = game.number as i64;
+            if n < lo || n > hi {
+                return out;
+            }
+        }
+        if let Some(r) = &h.result
+            && game.tag("Result") != Some(r.as_str())
+        {
+            return out;
+        }
+        let mut cx = Cx {
+            game,
+            cur: 0,
+            groups: Vec::new(),
+            comments: Vec::new(),
+            messages: Vec::new(),
+            chess: FxHashMap::default(),
+            warnings: Vec::new(),
+            flip: false,
+            call_depth: 0,
+            steps: 0,
+        };
+        for id in 0..game.len() as u32 {
+            if !game.visible(id) {
+                continue;
+            }
+            cx.cur = id;
+            let mark = cx.comments.len();
+            let ok = q.body.iter().all(|f| {
+                let v = self.eval(f, &mut cx);
+                matches(&v)
+            });
+            if ok {
+                out.matched.push(id);
+            } else {
+                cx.comments.truncate(mark);
+            }
+        }
+        let (lo, hi) = h.matchcount.unwrap_or((1, i64::MAX));
+        let n = out.matched.len() as i64;
+        out.selected = n >= lo.max(1) && n <= hi;
+        if h.sort_matchcount {
+            out.sort_notes.push(format!("matchcount: {n}"));
+        }
+        out.comments = cx.comments;
+        out.messages = cx.messages;
+        out.warnings = cx.warnings;
+        out
+    }
+
+    /// Evaluates `n` at `cx.cur`: `None` if it does not match.
+    pub(crate) fn eval(&mut self, n: &Node, cx: &mut Cx) -> Option<Value> {
+        use Expr::*;
+        let rec = &cx.game.positions[cx.cur as usize];
+        match &n.expr {
+            Number(v) => Some(Value::Num(*v)),
+            Str(s) => Some(Value::Str(s.clone())),
+            True | Declaration => Some(Value::Matched),
+            False => None,
+            Pieces(d) => Some(Value::Set(if cx.flip {
+                board::designate(rec, &transform::flip_piece_set(*d))
+            } else {
+                board::designate(rec, d)
+            })),
+            Compound(items) => self.compound(items, cx),
+            And(a, b) => self.and(a, b, cx),
+            Or(a, b) => self.or(a, b, cx),
+            Not(a) => self.not(a, cx),
+            If(c, t, e) => self.if_then_else(c, t, e, cx),
+            Compare(first, rest) => self.compare_chain(first, rest, cx),
+            Binary(op, a, b) => self.arithmetic(op, a, b, cx),
+            Neg(a) => self.neg(a, cx),
+            Complement(a) => self.complement(a, cx),
+            Count(a) => self.count(a, cx),
+            In(a, b) => self.within(a, b, cx),
+            Regex(a, b) => self.regex(a, b, cx),
+            Group(g) => self.group(g, cx),
+            Colon(p, f) => self.at_position(p, f, cx),
+            Abs(a) => self.abs(a, cx),
+            Sqrt(a) => self.sqrt(a, cx),
+            MinMax(max, args) => self.min_max(max, args, cx),
+            Int(a) => self.int(a, cx),
+            ToStr(args) => self.str_of(args, cx),
+            Case(lower, a) => self.case(lower, a, cx),
+            Slice(base, from, to, range) => self.slice(base, from, to, range, cx),
+            Var(slot) => self.vars[*slot].clone(),
+            Assign(slot, op, value) => self.assign(slot, op, value, cx),
+            DictGet(slot, key) => self.dict_get(slot, key, cx),
+            DictSet(slot, key, value) => self.dict_set(slot, key, value, cx),
+            Unbind(slot) => {
+                self.vars[*slot] = None;
+                Some(Value::Matched)
+            }
+            Call(f, args) => self.call(*f, args, cx),
+            SquareIter(slot, all, set, body) => self.square_iter(slot, all, set, body, cx),
+            PieceIter(slot, all, set, body) => self.piece_iter(slot, all, set, body, cx),
+            While(c, body) => self.while_loop(c, body, cx),
+            Comment(args) => self.comment(args, cx),
+            Message(args) => self.message(args, cx),
+            Transform(kind, body) => self.transform(kind, body, cx),
+            // The filters with a file of their own.
+            Ancestor(a, b) => filter::ancestry::eval(a, b, self, cx),
+            AttackedBy(a, b) => filter::attack::eval(false, a, b, self, cx),
+            Attacks(a, b) => filter::attack::eval(true, a, b, self, cx),
+            Between(a, b) => filter::between::eval(a, b, self, cx),
+            Castled(which) => filter::castle::eval(*which, cx),
+            Child(i) => filter::child::eval(i.as_deref(), self, cx),
+            CurrentPosition => filter::current_position::eval(cx),
+            Descendant(a, b) => filter::ancestry::eval(b, a, self, cx),
+            Distance(a, b) => filter::distance::eval(a, b, self, cx),
+            Lca(a, b) => filter::lca::eval(a, b, self, cx),
+            Parent => filter::parent::eval(cx),
+            Position(id) => filter::position::eval(id, self, cx),
+            Check => filter::check::eval(cx),
+            ColorConst(c) => filter::color::eval(*c, cx),
+            Depth => filter::depth::eval(cx),
+            Direction(d, lo, hi, a) => filter::direction::eval(*d, *lo, *hi, a, self, cx),
+            Elo(white) => filter::elo::eval(*white, cx),
+            EnPassant => filter::en_passant::eval(cx),
+            Fen(cells) => filter::fen::eval(cells, cx),
+            Find(f) => filter::find::eval(f, self, cx),
+            From => filter::from_to::eval(true, cx),
+            GameNumber => filter::game_number::eval(cx),
+            Initial => filter::initial::eval(cx),
+            Mainline => filter::mainline::eval(cx),
+            MakeSquare(f, r) => filter::make_square::eval(f, r, self, cx),
+            Mate => filter::mate::eval(cx),
+            MoveNumber => filter::move_number::eval(cx),
+            NullMove => filter::null_move::eval(cx),
+            Pawns(kind) => filter::pawns::eval(*kind, cx),
+            Pin(from, through, to) => {
+                filter::pin::eval(from.as_deref(), through.as_deref(), to.as_deref(), self, cx)
+            }
+            Ply => filter::ply::eval(cx),
+            PositionId => filter::position_id::eval(cx),
+            Primary => filter::primary::eval(true, cx),
+            Power(a) => filter::power::eval(a, self, cx),
+            RankFile(rank, a) => filter::rank_file::eval(*rank, a, self, cx),
+            Ray(dir, sets, _) => filter::ray::eval(*dir, sets, self, cx),
+            Result(r) => filter::result::eval(r, cx),
+            Secondary => filter::primary::eval(false, cx),
+            Shade(light, a) => filter::shade::eval(*light, a, self, cx),
+            SideToMove => filter::side_to_move::eval(cx),
+            Stalemate => filter::stalemate::eval(cx),
+            Tag(field, search) => filter::tag_search::eval(field, search.as_deref(), cx),
+            Terminal => filter::terminal::eval(cx),
+            To => filter::from_to::eval(false, cx),
+            ToMove(white) => filter::to_move::eval(*white, cx),
+            Variation => filter::variation::eval(cx),
+            VirtualMainline => filter::virtual_mainline::eval(cx),
+            Year => filter::year::eval(cx),
+            Dash(d) => filter::dash::eval(d, self, cx),
+            CountMoves(d) => filter::count_moves::eval(d, self, cx),
+            Move(m) => filter::legacy_move::eval(m, self, cx),
+        }
+    }
+
+    /// Evaluates `n` as a set of squares.
+    pub(crate) fn set_of(&mut self, n: &Node, cx: &mut Cx) -> Option<u64> {
+        let v = self.eval(n, cx)?;
+        self.as_set(&v, cx)
+    }
+
+    pub(crate) fn as_set(&self, v: &Value, cx: &Cx) -> Option<u64> {
+        match v {
+            Value::Set(s) => Some(*s),
+            Value::Piece(id) => {
+                let ids = &cx.game.piece_ids()[cx.cur as usize];
+                Some(
+                    ids.iter()
+                        .enumerate()
+                        .filter(|&(_, &x)| x == *id)
+                        .fold(0u64, |acc, (sq, _)| acc | 1 << sq),
+                )
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Evaluate for Engine {
+    fn value(&mut self, n: &Node, cx: &mut Cx) -> Option<Value> {
+        self.eval(n, cx)
+    }
+
+    fn set(&mut self, n: &Node, cx: &mut Cx) -> Option<u64> {
+        self.set_of(n, cx)
+    }
+}

@@ -1,0 +1,164 @@
+//! Variables: assignment (`x = ...`, `x += ...`), dictionaries, `square`/`piece` iteration,
+//! `while`, and function calls.
+
+use crate::ast::*;
+use crate::eval::context::{Cx, matches};
+use crate::eval::value::Value;
+
+use super::Engine;
+use crate::eval::board;
+
+/// Limits that keep a runaway query (endless `while`, deep recursion) from hanging a run.
+const MAX_LOOP_STEPS: u64 = 10_000_000;
+const MAX_CALL_DEPTH: usize = 16;
+
+impl Engine {
+    pub(super) fn assign(
+        &mut self,
+        slot: &usize,
+        op: &AssignOp,
+        value: &Node,
+        cx: &mut Cx,
+    ) -> Option<Value> {
+        let v = self.eval(value, cx)?;
+        let v = match op {
+            AssignOp::Set => v,
+            AssignOp::Arith(bop) => {
+                let old = self.vars[*slot].clone()?;
+                self.binary(*bop, old, v, cx)?
+            }
+        };
+        self.vars[*slot] = Some(v);
+        Some(Value::Matched)
+    }
+
+    pub(super) fn dict_get(&mut self, slot: &usize, key: &Node, cx: &mut Cx) -> Option<Value> {
+        let k = self.eval(key, cx)?.key();
+        self.dicts[*slot].get(&k).cloned()
+    }
+
+    pub(super) fn dict_set(
+        &mut self,
+        slot: &usize,
+        key: &Node,
+        value: &Node,
+        cx: &mut Cx,
+    ) -> Option<Value> {
+        let k = self.eval(key, cx)?.key();
+        let v = self.eval(value, cx)?;
+        self.dicts[*slot].insert(k, v);
+        Some(Value::Matched)
+    }
+
+    pub(super) fn square_iter(
+        &mut self,
+        slot: &usize,
+        all: &bool,
+        set: &Node,
+        body: &Node,
+        cx: &mut Cx,
+    ) -> Option<Value> {
+        let s = self.set_of(set, cx)?;
+        let saved = self.vars[*slot].take();
+        let mut any = false;
+        let mut every = true;
+        for sq in board::bits(s) {
+            self.vars[*slot] = Some(Value::Set(1 << sq));
+            let v = self.eval(body, cx);
+            if matches(&v) {
+                any = true;
+            } else {
+                every = false;
+                if *all {
+                    break;
+                }
+            }
+        }
+        self.vars[*slot] = saved;
+        (if *all { every } else { any }).then_some(Value::Matched)
+    }
+
+    pub(super) fn piece_iter(
+        &mut self,
+        slot: &usize,
+        all: &bool,
+        set: &Node,
+        body: &Node,
+        cx: &mut Cx,
+    ) -> Option<Value> {
+        let s = self.set_of(set, cx)?;
+        let ids = cx.game.piece_ids()[cx.cur as usize];
+        let mut any = false;
+        let mut every = true;
+        let mut last = None;
+        for sq in board::bits(s) {
+            if ids[sq as usize] == 0 {
+                continue;
+            }
+            self.vars[*slot] = Some(Value::Piece(ids[sq as usize]));
+            let v = self.eval(body, cx);
+            if matches(&v) {
+                any = true;
+                last = self.vars[*slot].clone();
+            } else {
+                every = false;
+                if *all {
+                    break;
+                }
+            }
+        }
+        // The variable keeps the last matching piece (later filters may use it).
+        if last.is_some() {
+            self.vars[*slot] = last;
+        }
+        (if *all { every } else { any }).then_some(Value::Matched)
+    }
+
+    pub(super) fn while_loop(&mut self, c: &Node, body: &Node, cx: &mut Cx) -> Option<Value> {
+        loop {
+            cx.steps += 1;
+            if cx.steps > MAX_LOOP_STEPS {
+                cx.warn(format!(
+                    "a while loop ran more than {MAX_LOOP_STEPS} steps in this game; stopped it"
+                ));
+                return None;
+            }
+            let vc = self.eval(c, cx);
+            if !matches(&vc) {
+                break;
+            }
+            let _ = self.eval(body, cx);
+        }
+        Some(Value::Matched)
+    }
+
+    pub(super) fn call(&mut self, f: usize, args: &[Node], cx: &mut Cx) -> Option<Value> {
+        if cx.call_depth >= MAX_CALL_DEPTH {
+            cx.warn(format!(
+                "function calls nested deeper than {MAX_CALL_DEPTH}; the call fails"
+            ));
+            return None;
+        }
+        let q = self.query.clone();
+        let func = &q.functions[f];
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.eval(a, cx)?);
+        }
+        let saved: Vec<Option<Value>> = func.params.iter().map(|&s| self.vars[s].clone()).collect();
+        for (&s, v) in func.params.iter().zip(values) {
+            self.vars[s] = Some(v);
+        }
+        // A transform around a call swaps the colours of its arguments, not of the function's
+        // body (as when transforms copied the query).
+        let flip = std::mem::replace(&mut cx.flip, false);
+        cx.call_depth += 1;
+        let r = self.eval(&func.body, cx);
+        cx.call_depth -= 1;
+        cx.flip = flip;
+        for (&s, v) in func.params.iter().zip(saved) {
+            self.vars[s] = v;
+        }
+        r
+    }
+}
