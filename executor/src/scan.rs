@@ -24,8 +24,9 @@ pub struct SegmentScan<'a> {
     first_game: u64,
     /// Where each game's positions are.
     layout: Layout,
-    /// The segment's material signatures (read on first use).
-    materials: Option<Vec<MaterialSignature>>,
+    /// The bitmaps of the material signatures passing each material test met so far (a test
+    /// is met twice: to order an intersection, then to read it).
+    passing: Vec<(Vec<MaterialTest>, Vec<BitmapKey>)>,
     /// Whether to count the games of every operator's output (for `EXPLAIN ANALYZE`).
     pub count_games: bool,
     /// The segment's tag index, for tag scans (without it they give every game).
@@ -43,7 +44,7 @@ impl<'a> SegmentScan<'a> {
             seg,
             first_game,
             layout: Layout::new(seg.game_starts()),
-            materials: None,
+            passing: Vec::new(),
             count_games: false,
             tags: None,
             inexact: false,
@@ -229,7 +230,7 @@ impl<'a> SegmentScan<'a> {
     /// runs (a pawn on its first square) is small on disk and selects nearly everything. A tag
     /// search and a range of game numbers count as none: usually very selective, and whole
     /// games are cheap to intersect with.
-    fn estimated_len(&self, scan: &Scan) -> Option<u64> {
+    fn estimated_len(&mut self, scan: &Scan) -> Option<u64> {
         match scan {
             Scan::GameNumbers(..) | Scan::GameTag { .. } => Some(0),
             Scan::GameResult(r) => {
@@ -257,12 +258,19 @@ impl<'a> SegmentScan<'a> {
                 Some(key) => Some(self.seg.bitmap_len(key)),
                 None => self.estimated_len(otherwise),
             },
-            Scan::All
-            | Scan::Empty
-            | Scan::Not(_)
-            | Scan::Material(_)
-            | Scan::Moves { .. }
-            | Scan::Ply(..) => None,
+            // The passing signatures' bitmaps: `fen`'s whole material is one, and a test
+            // no material in the segment passes (`[Aa] <= 5` in a segment of openings) is
+            // none, read first and ending the intersection at once.
+            Scan::Material(tests) => {
+                let seg = self.seg;
+                Some(
+                    self.passing_materials(tests)
+                        .iter()
+                        .map(|&k| seg.bitmap_len(k))
+                        .sum(),
+                )
+            }
+            Scan::All | Scan::Empty | Scan::Not(_) | Scan::Moves { .. } | Scan::Ply(..) => None,
         }
     }
 
@@ -374,23 +382,36 @@ impl<'a> SegmentScan<'a> {
     /// The union of the bitmaps of every material that passes all `tests`.
     fn material(&mut self, tests: &[MaterialTest]) -> cqldb_storage::Result<RoaringBitmap> {
         let seg = self.seg;
-        let sigs = self.materials.get_or_insert_with(|| seg.materials());
-        let passing = sigs.iter().filter(|&&sig| {
-            tests.iter().all(|t| {
-                let n: i64 = (0..12)
-                    .filter(|i| t.pieces >> i & 1 == 1)
-                    .map(|i| {
-                        let (color, role) = piece(i);
-                        i64::from(sig.count(color, role))
-                    })
-                    .sum();
-                t.holds(n)
-            })
-        });
-        let bitmaps = passing
-            .map(|&sig| seg.bitmap(BitmapKey::Material(sig)))
+        let bitmaps = self
+            .passing_materials(tests)
+            .iter()
+            .map(|&key| seg.bitmap(key))
             .collect::<cqldb_storage::Result<Vec<_>>>()?;
         Ok(bitmaps.union())
+    }
+
+    /// The bitmaps of the segment's material signatures that pass `tests`.
+    fn passing_materials(&mut self, tests: &[MaterialTest]) -> &[BitmapKey] {
+        let at = match self.passing.iter().position(|(t, _)| t == tests) {
+            Some(at) => at,
+            None => {
+                let counted: Vec<(u64, i64)> = tests.iter().map(|t| counted(t.pieces)).collect();
+                let keys =
+                    self.seg
+                        .materials()
+                        .iter()
+                        .filter(|&&sig| {
+                            tests.iter().zip(&counted).all(|(t, &(mask, kings))| {
+                                t.holds(i64::from(sig.total(mask)) + kings)
+                            })
+                        })
+                        .map(|&sig| BitmapKey::Material(sig))
+                        .collect();
+                self.passing.push((tests.to_vec(), keys));
+                self.passing.len() - 1
+            }
+        };
+        &self.passing[at].1
     }
 }
 
@@ -430,6 +451,23 @@ fn flag(f: PositionFlag) -> PositionFlags {
         PositionFlag::VirtualMainline => PositionFlags::VIRTUAL_MAINLINE,
         PositionFlag::WhiteToMove => PositionFlags::WHITE_TO_MOVE,
     }
+}
+
+/// How a signature counts the pieces `pieces` designates (12 bits: white P N B R Q K, then
+/// black): the bits of their counts ([`MaterialSignature::total`]), and the kings among them
+/// (always one each, so not in a signature).
+fn counted(pieces: u16) -> (u64, i64) {
+    let mut mask = 0;
+    let mut kings = 0;
+    for i in (0..12).filter(|i| pieces >> i & 1 == 1) {
+        let (color, role) = piece(i);
+        if role == Role::King {
+            kings += 1;
+        } else {
+            mask |= MaterialSignature::count_bits(color, role);
+        }
+    }
+    (mask, kings)
 }
 
 /// Piece index `i` of a designator: white P N B R Q K, then black.

@@ -100,7 +100,11 @@ impl Segment {
     }
 
     /// The material signatures that have a bitmap.
-    pub fn materials(&self) -> Vec<MaterialSignature> {
+    pub fn materials(&self) -> &[MaterialSignature] {
+        self.materials.get_or_init(|| self.read_materials())
+    }
+
+    fn read_materials(&self) -> Vec<MaterialSignature> {
         // Keys sort by kind first: the material keys are one run, found by two searches.
         let keys = &self.data().bitmap_keys;
         let kind = |k: u64| k >> 56;

@@ -199,6 +199,9 @@ pub struct Segment {
     /// many queries (a benchmark, a server) stops paying the checksum for the bitmaps it reads
     /// again and again.
     verified_bitmaps: Box<[AtomicU64]>,
+    /// The material signatures its bitmaps are kept for, read from the keys on first use
+    /// (every material query reads them all, on every segment).
+    materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,
 }
 
 /// One game as [`Segment::for_each_game`] hands it over.
@@ -269,6 +272,7 @@ impl Segment {
             path: path.to_owned(),
             file,
             verified_bitmaps,
+            materials: std::sync::OnceLock::new(),
         })
     }
 
