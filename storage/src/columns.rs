@@ -305,14 +305,20 @@ pub fn decompress_block_into(data: &[u8], raw_len: usize, out: &mut Vec<u8>) -> 
         static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
+    // Room for what the frame says it holds, never more than `raw_len`: a damaged length
+    // cannot make a large allocation.
+    let size = match zstd::zstd_safe::get_frame_content_size(data) {
+        Ok(Some(n)) => usize::try_from(n).ok().filter(|&n| n <= raw_len)?,
+        _ => raw_len,
+    };
     out.clear();
-    out.reserve(raw_len);
+    out.reserve(size);
     CONTEXT.with(|c| {
         let mut c = c.try_borrow_mut().ok()?;
         if c.is_none() {
             *c = zstd::bulk::Decompressor::new().ok();
         }
-        // The capacity bounds the output: a frame claiming more than `raw_len` fails.
+        // A reused buffer may hold more than `raw_len`: the output is checked against it.
         let n = c.as_mut()?.decompress_to_buffer(data, out).ok()?;
         (n <= raw_len).then_some(())
     })
