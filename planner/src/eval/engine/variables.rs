@@ -60,22 +60,10 @@ impl Engine {
     ) -> Option<Value> {
         let s = self.set_of(set, cx)?;
         let saved = self.vars[*slot].take();
-        let mut any = false;
-        let mut every = true;
-        for sq in board::bits(s) {
-            self.vars[*slot] = Some(Value::Set(1 << sq));
-            let v = self.eval(body, cx);
-            if matches(&v) {
-                any = true;
-            } else {
-                every = false;
-                if *all {
-                    break;
-                }
-            }
-        }
+        let squares = board::bits(s).map(|sq| Value::Set(1 << sq));
+        let (holds, _) = self.quantify(*slot, *all, squares, body, cx);
         self.vars[*slot] = saved;
-        (if *all { every } else { any }).then_some(Value::Matched)
+        holds.then_some(Value::Matched)
     }
 
     pub(super) fn piece_iter(
@@ -88,30 +76,45 @@ impl Engine {
     ) -> Option<Value> {
         let s = self.set_of(set, cx)?;
         let ids = cx.game.piece_ids()[cx.cur as usize];
-        let mut any = false;
-        let mut every = true;
-        let mut last = None;
-        for sq in board::bits(s) {
-            if ids[sq as usize] == 0 {
-                continue;
-            }
-            self.vars[*slot] = Some(Value::Piece(ids[sq as usize]));
-            let v = self.eval(body, cx);
-            if matches(&v) {
-                any = true;
-                last = self.vars[*slot].clone();
-            } else {
-                every = false;
-                if *all {
-                    break;
-                }
-            }
-        }
+        let pieces = board::bits(s)
+            .filter(|&sq| ids[sq as usize] != 0)
+            .map(|sq| Value::Piece(ids[sq as usize]));
+        let (holds, last) = self.quantify(*slot, *all, pieces, body, cx);
         // The variable keeps the last matching piece (later filters may use it).
         if last.is_some() {
             self.vars[*slot] = last;
         }
-        (if *all { every } else { any }).then_some(Value::Matched)
+        holds.then_some(Value::Matched)
+    }
+
+    /// Binds `slot` to each of `values` in turn and evaluates `body`: whether it matched for
+    /// every value (`all`, stopping at the first miss) or for some, and the variable's value
+    /// after the last match.
+    fn quantify(
+        &mut self,
+        slot: usize,
+        all: bool,
+        values: impl Iterator<Item = Value>,
+        body: &Node,
+        cx: &mut Cx,
+    ) -> (bool, Option<Value>) {
+        let mut any = false;
+        let mut every = true;
+        let mut last = None;
+        for v in values {
+            self.vars[slot] = Some(v);
+            let r = self.eval(body, cx);
+            if matches(&r) {
+                any = true;
+                last = self.vars[slot].clone();
+            } else {
+                every = false;
+                if all {
+                    break;
+                }
+            }
+        }
+        (if all { every } else { any }, last)
     }
 
     pub(super) fn while_loop(&mut self, c: &Node, body: &Node, cx: &mut Cx) -> Option<Value> {
