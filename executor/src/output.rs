@@ -74,8 +74,9 @@ pub fn write_game(
         col: 0,
         scratch: String::new(),
     };
+    let notes = NoteIndex::of(game);
     // The game comment: original pre-game comment, game number, root annotations.
-    let mut root: Vec<Segment> = original(game, 0, CommentPlacement::After);
+    let mut root: Vec<Segment> = notes.comment(game, 0, CommentPlacement::After);
     if !opts.silent {
         root.push(Segment::added(format!("Game number {}", game.number)));
     }
@@ -91,7 +92,7 @@ pub fn write_game(
         w.comment_glued(&root)?;
         w.newline()?;
     }
-    write_tree(&mut w, game, &mut added)?;
+    write_tree(&mut w, game, &notes, &mut added)?;
     w.space()?;
     let result = game
         .tag("Result")
@@ -264,20 +265,13 @@ impl Segment {
 
 /// The game's own comment at a place; of several comments in a row the reference keeps the
 /// last.
-fn original(game: &Game, pos: u32, placement: CommentPlacement) -> Vec<Segment> {
-    game.comments
-        .iter()
-        .rfind(|(p, pl, _)| *p == pos && *pl == placement)
-        .map(|(_, _, t)| Segment {
-            text: t.clone(),
-            original: true,
-        })
-        .into_iter()
-        .collect()
-}
-
 /// Walks the whole tree with an explicit stack (variations may nest arbitrarily deep).
-fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::Result<()> {
+fn write_tree(
+    w: &mut Wrap<'_>,
+    game: &Game,
+    notes: &NoteIndex,
+    added: &mut [Vec<String>],
+) -> io::Result<()> {
     enum Frame {
         /// At `pos`: `alts_done` alternatives written; whether a black move needs its number.
         At {
@@ -289,7 +283,6 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
         Close,
     }
     let mut cache: Vec<Option<Chess>> = vec![None; game.len()];
-    let notes = NoteIndex::of(game);
     let mut stack = vec![Frame::At {
         pos: 0,
         alts_done: 0,
@@ -311,7 +304,7 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
         let kids = game.all_children(pos);
         let Some(&main) = kids.first() else { continue };
         if alts_done == 0 {
-            number_due = write_move(w, game, &notes, pos, main, number_due, added, &mut cache)?;
+            number_due = write_move(w, game, notes, pos, main, number_due, added, &mut cache)?;
         }
         if let Some(&alt) = kids.get(alts_done + 1) {
             // Come back here for the next alternative; then the variation itself.
@@ -323,7 +316,7 @@ fn write_tree(w: &mut Wrap<'_>, game: &Game, added: &mut [Vec<String>]) -> io::R
             stack.push(Frame::Close);
             w.space()?;
             w.piece(b"(")?;
-            let due = write_move(w, game, &notes, pos, alt, true, added, &mut cache)?;
+            let due = write_move(w, game, notes, pos, alt, true, added, &mut cache)?;
             stack.push(Frame::At {
                 pos: alt,
                 alts_done: 0,

@@ -324,16 +324,9 @@ pub fn decompress_block_into(data: &[u8], raw_len: usize, out: &mut Vec<u8>) -> 
     })
 }
 
-/// Decompresses one zstd frame whose header records its size (as [`compress`] writes them),
-/// with the thread's context; a frame without the size (or claiming more than `limit`) is
-/// streamed instead.
-pub fn decompress_frame(data: &[u8], limit: usize) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    decompress_frame_into(data, limit, &mut out)?;
-    Ok(out)
-}
-
-/// As [`decompress_frame`], into `out` (contents replaced, allocation reused).
+/// Decompresses one zstd frame into `out` (contents replaced, allocation reused), with the
+/// thread's context when its header records its size (as [`compress`] writes them); a frame
+/// without the size (or claiming more than `limit`) is streamed instead.
 pub fn decompress_frame_into(data: &[u8], limit: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
     match zstd::zstd_safe::get_frame_content_size(data) {
         Ok(Some(n)) if n as usize <= limit => decompress_block_into(data, n as usize, out)

@@ -5,6 +5,8 @@
 
 use cqldb_storage::{MoveCode, MoveKind};
 
+use crate::ast::Castle;
+
 use crate::eval::context::Cx;
 
 /// One candidate move, with the squares the filters test.
@@ -24,6 +26,18 @@ pub(crate) struct Cand {
     pub(crate) king_side: bool,
     /// The position the move leads to, when it is a PGN move.
     pub(crate) child: Option<u32>,
+}
+
+impl Cand {
+    /// Whether it castles on the side `which` names.
+    pub(crate) fn castles(&self, which: Castle) -> bool {
+        self.kind == MoveKind::Castle
+            && match which {
+                Castle::King => self.king_side,
+                Castle::Queen => !self.king_side,
+                Castle::Any => true,
+            }
+    }
 }
 
 /// The move that reached the current position, as the move filters see it (`None` at a game's

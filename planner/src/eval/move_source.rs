@@ -5,7 +5,7 @@
 use cqldb_storage::{MoveCode, MoveKind, PositionRecord};
 use shakmaty::{Chess, Move, Position};
 
-use crate::ast::{Castle, MoveSource};
+use crate::ast::MoveSource;
 use crate::eval::board;
 use crate::eval::candidate::{Cand, from_code};
 use crate::eval::context::Cx;
@@ -48,16 +48,6 @@ pub fn candidates(source: MoveSource, cx: &mut Cx) -> Option<(u32, Vec<Cand>)> {
             Some((cx.cur, out))
         }
     }
-}
-
-/// Whether `c` castles on the side `which` names.
-pub fn castles(c: &Cand, which: Castle) -> bool {
-    c.kind == MoveKind::Castle
-        && match which {
-            Castle::King => c.king_side,
-            Castle::Queen => !c.king_side,
-            Castle::Any => true,
-        }
 }
 
 fn from_move(m: &Move) -> Option<Cand> {

@@ -9,7 +9,6 @@ use crate::filter::syntax::{PResult, Syntax};
 use crate::plan::bounds::Bounds;
 use crate::plan::move_bounds;
 use crate::types::Ty;
-use cqldb_storage::MoveKind;
 
 /// Its keywords.
 pub const KEYWORDS: &[&str] = &["o-o", "o-o-o", "castle"];
@@ -29,14 +28,7 @@ pub const TYPE: Ty = Ty::Logical;
 /// Matches after a castling move of that side.
 pub fn eval(which: Castle, cx: &Cx) -> Option<Value> {
     last_move(cx)
-        .filter(|c| {
-            c.kind == MoveKind::Castle
-                && match which {
-                    Castle::King => c.king_side,
-                    Castle::Queen => !c.king_side,
-                    Castle::Any => true,
-                }
-        })
+        .filter(|c| c.castles(which))
         .map(|_| Value::Matched)
 }
 

@@ -10,7 +10,7 @@
 
 use crate::ast::{Dash, Expr};
 use crate::eval::context::matches;
-use crate::eval::move_source::{candidates, castles};
+use crate::eval::move_source::candidates;
 use crate::eval::value::Value;
 use crate::eval::{Cx, Evaluate};
 use crate::filter::syntax::{PResult, Syntax};
@@ -91,7 +91,7 @@ pub fn matching(d: &Dash, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<(u64, i
                 // Generated moves have no position after them: only the move-kind targets
                 // the parser lets through for them.
                 None => match &t.expr {
-                    Expr::Castled(which) => castles(&c, *which),
+                    Expr::Castled(which) => c.castles(*which),
                     Expr::EnPassant => c.kind == MoveKind::EnPassant,
                     _ => false,
                 },

@@ -6,7 +6,7 @@
 
 use crate::ast::{Castle, Expr, MoveFilter, MoveSource};
 use crate::error::ParseError;
-use crate::eval::move_source::{candidates, castles};
+use crate::eval::move_source::candidates;
 use crate::eval::value::Value;
 use crate::eval::{Cx, Evaluate};
 use crate::filter::syntax::{PResult, Syntax};
@@ -118,7 +118,7 @@ pub fn eval(m: &MoveFilter, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value
             && (m.capture.is_none() || c.captured.is_some_and(|s| sets[2] >> s & 1 == 1))
             && m.promote
                 .is_none_or(|mask| c.promo.is_some_and(|p| mask >> p & 1 == 1))
-            && m.castle.is_none_or(|w| castles(&c, w))
+            && m.castle.is_none_or(|w| c.castles(w))
             && (!m.enpassant || c.kind == MoveKind::EnPassant)
             && (!m.null || c.kind == MoveKind::Null)
             && (!m.primary || child_index == Some(0))
