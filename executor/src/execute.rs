@@ -237,9 +237,12 @@ fn run_db(
     // counts from the index.
     if plan.residual == Residual::None && !stats.inexact {
         sink.summary.games += read;
+        sink.summary.matched.reserve(read as usize);
         for (first, _, games) in &segments {
-            for g in games.iter().flatten() {
-                sink.summary.matched.push(first + u64::from(g));
+            if let Some(games) = games {
+                sink.summary
+                    .matched
+                    .extend(games.iter().map(|g| first + u64::from(g)));
             }
         }
         return Ok(stats);

@@ -11,6 +11,8 @@
 
 use roaring::{MultiOps, RoaringBitmap};
 
+use crate::positions::Positions;
+
 /// Where each game of a segment has its positions.
 pub struct Layout {
     /// Game `i` has positions `starts[i]..starts[i + 1]`.
@@ -39,8 +41,12 @@ impl Layout {
     /// The games (segment-local numbers) with a position in `positions`: each hit names its game,
     /// and the walk then jumps to the next game's first position, so the cost is one step per
     /// game found rather than one per position.
-    pub fn games_of(&self, positions: &RoaringBitmap) -> RoaringBitmap {
-        games_of(&self.starts, positions)
+    pub fn games_of(&self, positions: &Positions) -> RoaringBitmap {
+        match positions {
+            Positions::Sparse(p) => games_of(&self.starts, p),
+            // A game's positions span a word or two of a dense set: each game is one test.
+            Positions::Dense(d) => crate::positions::games_of_dense(d, &self.starts),
+        }
     }
 
     /// Every position of the games in `games`.
@@ -93,28 +99,36 @@ impl Layout {
             // they hold: the smaller side is walked.
             (Some(g), Some(p)) if g.len() < self.games_of_cost(p) => g
                 .iter()
-                .filter(|&g| {
-                    self.range(g).is_some_and(|(a, b)| {
-                        a < b && (p.contains(a) || p.range_cardinality(a..b) > 0)
-                    })
-                })
+                .filter(|&g| self.range(g).is_some_and(|(a, b)| p.any_in(a, b)))
                 .collect(),
             (Some(g), Some(p)) => self.games_of(p) & g,
         }
     }
 
     /// About how many steps [`Self::games_of`] takes over `p`.
-    pub fn games_of_cost(&self, p: &RoaringBitmap) -> u64 {
-        p.len().min(u64::from(self.game_count()))
+    pub fn games_of_cost(&self, p: &Positions) -> u64 {
+        match p {
+            Positions::Sparse(p) => p.len().min(u64::from(self.game_count())),
+            Positions::Dense(_) => u64::from(self.game_count()),
+        }
     }
 
     /// The positions `found` selects, as a set.
-    pub fn positions_in(&self, found: Found) -> RoaringBitmap {
+    pub fn positions_in(&self, found: Found) -> Positions {
         match (found.games, found.positions) {
-            (None, None) => self.universe(),
-            (Some(g), None) => self.positions_of(&g),
+            (None, None) => Positions::Sparse(self.universe()),
+            (Some(g), None) => Positions::Sparse(self.positions_of(&g)),
             (None, Some(p)) => p,
-            (Some(g), Some(p)) => p & self.positions_of(&g),
+            (Some(g), Some(Positions::Dense(mut d))) => {
+                // The games outside `g` are cleared: one step per game, none per position.
+                for (i, w) in self.starts.windows(2).enumerate() {
+                    if w[0] < w[1] && !g.contains(i as u32) {
+                        d.remove_range(w[0] as usize..(w[1] as usize).min(d.len()));
+                    }
+                }
+                Positions::Dense(d)
+            }
+            (Some(g), Some(p)) => p.and(Positions::Sparse(self.positions_of(&g))),
         }
     }
 
@@ -131,7 +145,7 @@ impl Layout {
             (Some(g), Some(p)) if exact => g
                 .iter()
                 .filter_map(|g| self.range(g))
-                .map(|(a, b)| p.range_cardinality(a..b))
+                .map(|(a, b)| p.count_in(a, b))
                 .sum(),
             (_, Some(p)) => p.len(),
         }
@@ -153,7 +167,7 @@ impl Layout {
             .into_iter()
             .map(|f| self.positions_in(f))
             .collect::<Vec<_>>();
-        Found::positions(positions.union())
+        Found::set(Positions::union(positions, self.positions))
     }
 
     /// The positions not in `found`: whole games stay whole games.
@@ -165,9 +179,13 @@ impl Layout {
                 all.insert_range(0..self.game_count());
                 Found::games(all - g)
             }
-            (games, positions) => {
-                Found::positions(self.complement(&self.positions_in(Found { games, positions })))
-            }
+            (games, positions) => Found::set(match self.positions_in(Found { games, positions }) {
+                Positions::Sparse(p) => Positions::Sparse(self.complement(&p)),
+                Positions::Dense(mut d) => {
+                    d.toggle_range(..);
+                    Positions::Dense(d)
+                }
+            }),
         }
     }
 
@@ -202,7 +220,7 @@ pub struct Found {
     /// The games (every game when `None`).
     pub games: Option<RoaringBitmap>,
     /// The positions (every position when `None`).
-    pub positions: Option<RoaringBitmap>,
+    pub positions: Option<Positions>,
 }
 
 impl Found {
@@ -219,6 +237,10 @@ impl Found {
     }
 
     pub fn positions(p: RoaringBitmap) -> Self {
+        Self::set(Positions::Sparse(p))
+    }
+
+    pub fn set(p: Positions) -> Self {
         Found {
             games: None,
             positions: Some(p),
@@ -231,22 +253,23 @@ impl Found {
 
     pub fn is_empty(&self) -> bool {
         self.games.as_ref().is_some_and(RoaringBitmap::is_empty)
-            || self.positions.as_ref().is_some_and(RoaringBitmap::is_empty)
+            || self.positions.as_ref().is_some_and(Positions::is_empty)
     }
 
     /// Both: the sets of each kind intersect (a position is in a game's positions exactly
     /// when its game is that game).
     pub fn and(self, other: Found) -> Found {
-        fn both(a: Option<RoaringBitmap>, b: Option<RoaringBitmap>) -> Option<RoaringBitmap> {
-            match (a, b) {
+        Found {
+            games: match (self.games, other.games) {
                 (Some(a), Some(b)) => Some(a & b),
                 (a, None) => a,
                 (None, b) => b,
-            }
-        }
-        Found {
-            games: both(self.games, other.games),
-            positions: both(self.positions, other.positions),
+            },
+            positions: match (self.positions, other.positions) {
+                (Some(a), Some(b)) => Some(a.and(b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
         }
     }
 }
@@ -366,6 +389,8 @@ mod tests {
     #[derive(Clone, Debug)]
     enum Expr {
         Positions(Vec<u32>),
+        /// The same positions, held as a dense set.
+        Dense(Vec<u32>),
         Games(Vec<u32>),
         All,
         And(Vec<Expr>),
@@ -377,6 +402,7 @@ mod tests {
     fn expr() -> impl Strategy<Value = Expr> {
         let leaf = prop_oneof![
             proptest::collection::vec(any::<u32>(), 0..30).prop_map(Expr::Positions),
+            proptest::collection::vec(any::<u32>(), 0..30).prop_map(Expr::Dense),
             proptest::collection::vec(any::<u32>(), 0..8).prop_map(Expr::Games),
             Just(Expr::All),
         ];
@@ -399,6 +425,13 @@ mod tests {
                     .map(|x| x % total.max(1))
                     .collect(),
             ),
+            Expr::Dense(p) => {
+                let mut d = fixedbitset::FixedBitSet::with_capacity(total as usize);
+                for x in p.iter().filter(|_| total > 0) {
+                    d.insert((x % total.max(1)) as usize);
+                }
+                Found::set(Positions::Dense(d))
+            }
             Expr::Games(g) => Found::games(
                 g.iter()
                     .filter(|_| games > 0)
@@ -424,7 +457,7 @@ mod tests {
                 .collect()
         };
         match e {
-            Expr::Positions(p) => p
+            Expr::Positions(p) | Expr::Dense(p) => p
                 .iter()
                 .filter(|_| total > 0)
                 .map(|x| x % total.max(1))
@@ -476,7 +509,7 @@ mod tests {
             let got = eval(&l, &e, total, games);
             prop_assert_eq!(l.games_in(&got), naive_games(&starts, &want));
             prop_assert_eq!(l.position_count(&got, true), want.len());
-            prop_assert_eq!(l.positions_in(got), want);
+            prop_assert_eq!(l.positions_in(got).into_sparse(), want);
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod execute;
 pub mod found;
 pub mod gtql;
 pub mod output;
+pub mod positions;
 pub mod rows;
 pub mod scan;
 pub mod sink;

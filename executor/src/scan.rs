@@ -15,6 +15,8 @@ use cqldb_storage::{Bitboards, BitmapKey, GameResult, MaterialSignature, Positio
 use roaring::{MultiOps, RoaringBitmap};
 
 use crate::found::{Found, Layout};
+use crate::positions::{DENSE, Positions};
+use fixedbitset::FixedBitSet;
 use shakmaty::{Color, Role, Square};
 
 /// A segment ready for scans.
@@ -82,17 +84,23 @@ impl<'a> SegmentScan<'a> {
             Scan::All => Found::ALL,
             Scan::Empty => Found::positions(RoaringBitmap::new()),
             Scan::Flag(f) => {
-                let p = self.seg.bitmap(BitmapKey::flag(flag(*f)))?;
+                let key = BitmapKey::flag(flag(*f));
                 // The main line of a segment without variations is every position: kept as
                 // "all", an `and` with it costs nothing.
-                if p.len() == u64::from(self.layout.universe_len()) {
+                if self.seg.bitmap_len(key) == u64::from(self.layout.universe_len()) {
                     Found::ALL
                 } else {
-                    Found::positions(p)
+                    Found::set(self.union(&[key])?)
                 }
             }
-            Scan::Pieces { pieces, squares } => Found::positions(self.pieces(*pieces, *squares)?),
-            Scan::Material(tests) => Found::positions(self.material(tests)?),
+            Scan::Pieces { pieces, squares } => {
+                let keys: Vec<BitmapKey> = piece_keys(*pieces, *squares).collect();
+                Found::set(self.union(&keys)?)
+            }
+            Scan::Material(tests) => {
+                let keys = self.passing_materials(tests).to_vec();
+                Found::set(self.union(&keys)?)
+            }
             Scan::GameNumbers(lo, hi) => Found::games(self.game_numbers(*lo, *hi)),
             Scan::GameResult(r) => {
                 let key = BitmapKey::ResultTag(GameResult::from_pgn(r));
@@ -127,7 +135,7 @@ impl<'a> SegmentScan<'a> {
             } => match self.board_key(placement) {
                 Some(key) => {
                     skip(otherwise, index);
-                    Found::positions(self.seg.bitmap(key)?)
+                    Found::set(self.union(&[key])?)
                 }
                 None => self.eval_at(otherwise, stats, index)?,
             },
@@ -158,9 +166,10 @@ impl<'a> SegmentScan<'a> {
             stats.resize(at + 1, OpStats::default());
         }
         let st = &mut stats[at];
-        st.positions += self.layout.position_count(found, self.count_games);
         st.micros += since.elapsed().as_micros() as u64;
+        // Counting costs a pass over a dense set: only `EXPLAIN ANALYZE` shows the counts.
         if self.count_games {
+            st.positions += self.layout.position_count(found, true);
             st.games += self.layout.games_in(found).len();
         }
     }
@@ -191,32 +200,44 @@ impl<'a> SegmentScan<'a> {
                 break;
             }
             let mut at = starts[i];
-            if let (None, Some(p), Some(key)) =
-                (&acc.games, &acc.positions, self.single_key(&xs[i]))
-            {
-                // A few positions are looked up in the stored bitmap one by one; a set in few of
-                // its containers reads only those (a set spread over every container would read
-                // them all: no cheaper than decoding the bitmap whole).
-                let lookups =
-                    p.len().saturating_mul(LOOKUP_COST) <= self.seg.bitmap_bytes(key) as u64;
-                let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
-                if lookups || u64::from(p.statistics().n_containers) * SPARSE <= containers {
-                    let t = Instant::now();
-                    let p = acc.positions.take().unwrap_or_default();
-                    acc = Found::positions(if lookups {
-                        self.seg.bitmap_filter(key, &p)?
-                    } else {
-                        self.seg.bitmap_and(key, &p)?
-                    });
-                    self.record(stats, at, &acc, t);
-                    continue;
+            if let Some(key) = self.single_key(&xs[i]) {
+                let t = Instant::now();
+                match &mut acc.positions {
+                    // A dense set is intersected word by word from the stored bytes.
+                    Some(Positions::Dense(d)) => {
+                        self.seg.bitmap_and_dense(key, d)?;
+                        self.record(stats, at, &acc, t);
+                        continue;
+                    }
+                    // A few positions are looked up in the stored bitmap one by one; a set in
+                    // few of its containers reads only those (a set spread over every container
+                    // would read them all: no cheaper than decoding the bitmap whole).
+                    Some(Positions::Sparse(p)) if acc.games.is_none() => {
+                        let lookups = p.len().saturating_mul(LOOKUP_COST)
+                            <= self.seg.bitmap_bytes(key) as u64;
+                        let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
+                        if lookups || u64::from(p.statistics().n_containers) * SPARSE <= containers
+                        {
+                            let p = std::mem::take(p);
+                            acc = Found::positions(if lookups {
+                                self.seg.bitmap_filter(key, &p)?
+                            } else {
+                                self.seg.bitmap_and(key, &p)?
+                            });
+                            self.record(stats, at, &acc, t);
+                            continue;
+                        }
+                    }
+                    _ => {}
                 }
             }
             let s = self.eval_at(&xs[i], stats, &mut at)?;
             // roaring intersects two run containers range by range, far slower than a word-wise
             // intersection of plain containers: the running set drops its runs before an
             // intersection (once: what comes out of one is plain).
-            if let (Some(p), Some(_)) = (acc.positions.as_mut(), s.positions.as_ref()) {
+            if let (Some(Positions::Sparse(p)), Some(Positions::Sparse(_))) =
+                (acc.positions.as_mut(), s.positions.as_ref())
+            {
                 p.remove_run_compression();
             }
             acc = acc.and(s);
@@ -310,12 +331,23 @@ impl<'a> SegmentScan<'a> {
         games
     }
 
-    fn pieces(&self, pieces: u16, squares: u64) -> cqldb_storage::Result<RoaringBitmap> {
-        let mut out = RoaringBitmap::new();
-        for key in piece_keys(pieces, squares) {
-            out |= self.seg.bitmap(key)?;
+    /// The union of the stored bitmaps of `keys`: dense when they hold more than one in
+    /// [`DENSE`] of the segment's positions, read straight into the dense set.
+    fn union(&self, keys: &[BitmapKey]) -> cqldb_storage::Result<Positions> {
+        let len: u64 = keys.iter().map(|&k| self.seg.bitmap_len(k)).sum();
+        let universe = self.layout.universe_len();
+        if universe > 0 && len.saturating_mul(DENSE) >= u64::from(universe) {
+            let mut d = FixedBitSet::with_capacity(universe as usize);
+            for &key in keys {
+                self.seg.bitmap_or_dense(key, &mut d)?;
+            }
+            return Ok(Positions::Dense(d));
         }
-        Ok(out)
+        let bitmaps = keys
+            .iter()
+            .map(|&key| self.seg.bitmap(key))
+            .collect::<cqldb_storage::Result<Vec<_>>>()?;
+        Ok(Positions::Sparse(bitmaps.union()))
     }
 
     /// A superset of the positions at plies `lo..=hi`: in pre-order a position at ply `p` is at
@@ -324,7 +356,7 @@ impl<'a> SegmentScan<'a> {
     fn plies(&self, lo: u32, hi: u32) -> cqldb_storage::Result<RoaringBitmap> {
         let side =
             self.layout.universe() - self.seg.bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?;
-        let with_variations = self.layout.games_of(&side);
+        let with_variations = self.layout.games_of(&Positions::Sparse(side));
         let mut out = RoaringBitmap::new();
         for (g, w) in self.layout.starts().windows(2).enumerate() {
             let (start, end) = (u64::from(w[0]), u64::from(w[1]));
@@ -377,17 +409,6 @@ impl<'a> SegmentScan<'a> {
             (reached & main).iter().filter_map(|c| c.checked_sub(1)),
         )
         .unwrap_or_default())
-    }
-
-    /// The union of the bitmaps of every material that passes all `tests`.
-    fn material(&mut self, tests: &[MaterialTest]) -> cqldb_storage::Result<RoaringBitmap> {
-        let seg = self.seg;
-        let bitmaps = self
-            .passing_materials(tests)
-            .iter()
-            .map(|&key| seg.bitmap(key))
-            .collect::<cqldb_storage::Result<Vec<_>>>()?;
-        Ok(bitmaps.union())
     }
 
     /// The bitmaps of the segment's material signatures that pass `tests`.

@@ -84,6 +84,16 @@ enum Kind {
     Runs,
 }
 
+/// One container's stored contents (little-endian throughout).
+pub(crate) enum ContainerBytes<'a> {
+    /// Sorted u16 values.
+    Array(&'a [u8]),
+    /// 1024 u64 words, bit `i` of the container in word `i / 64`.
+    Bitset(&'a [u8]),
+    /// (start, length - 1) u16 pairs.
+    Runs(&'a [u8]),
+}
+
 /// A stored bitmap's header, parsed.
 pub struct StoredBitmap<'a> {
     blob: &'a [u8],
@@ -196,6 +206,22 @@ impl<'a> StoredBitmap<'a> {
                     }
             }
         }
+    }
+
+    /// Each container's key (the values' high 16 bits) and stored contents, in key order.
+    pub(crate) fn containers(&self) -> impl Iterator<Item = (u16, ContainerBytes<'a>)> + '_ {
+        let b = self.blob;
+        self.containers.iter().filter_map(move |c| {
+            let bytes = match c.kind {
+                Kind::Array(n) => ContainerBytes::Array(b.get(c.data..c.data + 2 * n)?),
+                Kind::Bitset => ContainerBytes::Bitset(b.get(c.data..c.data + 8192)?),
+                Kind::Runs => {
+                    let n = usize::from(u16_at(b, c.data)?);
+                    ContainerBytes::Runs(b.get(c.data + 2..c.data + 2 + 4 * n)?)
+                }
+            };
+            Some((c.key, bytes))
+        })
     }
 
     /// The members of `candidates` in the bitmap.

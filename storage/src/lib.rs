@@ -19,6 +19,7 @@
 
 pub mod batch;
 pub mod bitmap;
+pub mod bitmap_dense;
 pub mod bitmap_key;
 pub mod bitmap_lookup;
 pub mod catalog;

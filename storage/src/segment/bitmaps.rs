@@ -1,13 +1,16 @@
-//! A segment's bitmaps: reading one whole, partially ([`Segment::bitmap_and`]) or by looking
-//! positions up in its stored bytes ([`Segment::bitmap_filter`]), its size from its header, and
+//! A segment's bitmaps: reading one whole, partially ([`Segment::bitmap_and`]), by looking
+//! positions up in its stored bytes ([`Segment::bitmap_filter`]) or into a dense set
+//! ([`Segment::bitmap_or_dense`], [`Segment::bitmap_and_dense`]), its size from its header, and
 //! which keys the segment has. Each bitmap's checksum is checked on its first read.
 
 use std::sync::atomic::Ordering;
 
+use fixedbitset::FixedBitSet;
 use roaring::RoaringBitmap;
 
 use super::Segment;
 use crate::bitmap::BitmapKey;
+use crate::bitmap_lookup::StoredBitmap;
 use crate::error::Result;
 use crate::schema::MaterialSignature;
 
@@ -62,11 +65,32 @@ impl Segment {
         candidates: &RoaringBitmap,
     ) -> Result<RoaringBitmap> {
         match self.bitmap_blob(key)? {
-            Some(blob) => crate::bitmap_lookup::StoredBitmap::parse(blob)
-                .map(|b| b.filter(candidates))
-                .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: unreadable header"))),
+            Some(blob) => Ok(self.parsed(key, blob)?.filter(candidates)),
             None => Ok(RoaringBitmap::new()),
         }
+    }
+
+    /// Adds the members of `key`'s bitmap to `dense`, a set over the segment's positions (or
+    /// games), read from the stored bytes (see [`bitmap_dense`](crate::bitmap_dense)).
+    pub fn bitmap_or_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
+        if let Some(blob) = self.bitmap_blob(key)? {
+            crate::bitmap_dense::or_into(&self.parsed(key, blob)?, dense);
+        }
+        Ok(())
+    }
+
+    /// Keeps in `dense` only the members of `key`'s bitmap, read from the stored bytes.
+    pub fn bitmap_and_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
+        match self.bitmap_blob(key)? {
+            Some(blob) => crate::bitmap_dense::and_into(&self.parsed(key, blob)?, dense),
+            None => dense.clear(),
+        }
+        Ok(())
+    }
+
+    fn parsed<'b>(&self, key: BitmapKey, blob: &'b [u8]) -> Result<StoredBitmap<'b>> {
+        StoredBitmap::parse(blob)
+            .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: unreadable header")))
     }
 
     /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.

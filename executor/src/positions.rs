@@ -1,0 +1,209 @@
+//! A set of a segment's positions, kept sparse (a roaring bitmap) or dense (a bitset over every
+//! position of the segment), and the set arithmetic between the two forms.
+//!
+//! Why two forms: a rare flag or a `fen` selects a few positions, which roaring keeps in a few
+//! bytes and a dense set would spend a bit on each of the segment's million positions for. A
+//! broad one (`check`, a king on its castled square) selects a twentieth to a third of them:
+//! there roaring's containers are bitsets and runs, every intersection turns runs into bitsets,
+//! and finding the games of the result steps through each member, while over a plain bitset each
+//! operation is one pass over words and a game is tested in the one or two words its positions
+//! span (see `cqldb_storage::bitmap_dense`, which reads stored bitmaps into this form). The
+//! scan picks the form from the stored bitmaps' sizes; every operation here means the same on
+//! either form, which the property tests check.
+
+use fixedbitset::FixedBitSet;
+use roaring::{MultiOps, RoaringBitmap};
+
+/// A set holding more than this fraction of a segment's positions (one in `DENSE`) is kept
+/// dense: past it, a bitset's pass over every word costs less than roaring's steps per member.
+pub const DENSE: u64 = 128;
+
+/// A set of positions of one segment.
+#[derive(Debug, Clone)]
+pub enum Positions {
+    Sparse(RoaringBitmap),
+    /// A bitset whose length is the segment's number of positions.
+    Dense(FixedBitSet),
+}
+
+impl Positions {
+    /// How many positions are in the set.
+    pub fn len(&self) -> u64 {
+        match self {
+            Self::Sparse(p) => p.len(),
+            Self::Dense(d) => d.count_ones(..) as u64,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Self::Sparse(p) => p.is_empty(),
+            Self::Dense(d) => d.is_clear(),
+        }
+    }
+
+    /// Whether a position of `a..b` is in the set.
+    pub fn any_in(&self, a: u32, b: u32) -> bool {
+        match self {
+            Self::Sparse(p) => a < b && (p.contains(a) || p.range_cardinality(a..b) > 0),
+            Self::Dense(d) => any_in_words(d.as_slice(), a as usize, (b as usize).min(d.len())),
+        }
+    }
+
+    /// How many positions of `a..b` are in the set.
+    pub fn count_in(&self, a: u32, b: u32) -> u64 {
+        match self {
+            Self::Sparse(p) => p.range_cardinality(a..b),
+            Self::Dense(d) => {
+                let b = (b as usize).min(d.len());
+                if (a as usize) < b {
+                    d.count_ones(a as usize..b) as u64
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// The positions in both sets: dense when both are, otherwise the sparse one's members that
+    /// the other holds.
+    pub fn and(self, other: Positions) -> Positions {
+        match (self, other) {
+            (Self::Sparse(a), Self::Sparse(b)) => Self::Sparse(a & b),
+            (Self::Dense(mut a), Self::Dense(b)) => {
+                a.intersect_with(&b);
+                Self::Dense(a)
+            }
+            (Self::Sparse(s), Self::Dense(d)) | (Self::Dense(d), Self::Sparse(s)) => {
+                if s.len().saturating_mul(DENSE) >= d.len() as u64 {
+                    // Testing each of many members costs more than a pass over the words.
+                    return Self::Sparse(Self::Dense(d).into_sparse() & s);
+                }
+                // Ascending and distinct, as the sparse set's members are.
+                Self::Sparse(
+                    RoaringBitmap::from_sorted_iter(s.iter().filter(|&p| d.contains(p as usize)))
+                        .unwrap_or_default(),
+                )
+            }
+        }
+    }
+
+    /// The positions in any of `parts` (of a segment of `universe` positions): sparse when
+    /// every part is.
+    pub fn union(parts: Vec<Positions>, universe: u32) -> Positions {
+        if parts.iter().all(|p| matches!(p, Self::Sparse(_))) {
+            return Self::Sparse(
+                parts
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        Self::Sparse(p) => Some(p),
+                        Self::Dense(_) => None,
+                    })
+                    .union(),
+            );
+        }
+        let mut out = FixedBitSet::with_capacity(universe as usize);
+        for p in parts {
+            match p {
+                Self::Dense(d) => out.union_with(&d),
+                Self::Sparse(s) => {
+                    let len = out.len();
+                    s.iter()
+                        .filter(|&x| (x as usize) < len)
+                        .for_each(|x| out.insert(x as usize));
+                }
+            }
+        }
+        Self::Dense(out)
+    }
+
+    /// The set as a roaring bitmap.
+    pub fn into_sparse(self) -> RoaringBitmap {
+        match self {
+            Self::Sparse(p) => p,
+            Self::Dense(d) => to_roaring(&d),
+        }
+    }
+}
+
+/// The members of a dense set as a roaring bitmap, a word at a time.
+pub fn to_roaring(d: &FixedBitSet) -> RoaringBitmap {
+    let bytes: Vec<u8> = d.as_slice().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut p = RoaringBitmap::from_lsb0_bytes(0, &bytes);
+    // Whole words were copied: nothing past the set's length is set in them.
+    p.remove_range(d.len() as u32..);
+    p
+}
+
+/// The games (numbered from 0) whose positions hold a member of `d`, game `i` having
+/// positions `starts[i]..starts[i + 1]`.
+pub fn games_of_dense(d: &FixedBitSet, starts: &[u32]) -> RoaringBitmap {
+    let (words, len) = (d.as_slice(), d.len());
+    let mut games = FixedBitSet::with_capacity(starts.len().saturating_sub(1));
+    for (g, w) in starts.windows(2).enumerate() {
+        if any_in_words(words, w[0] as usize, (w[1] as usize).min(len)) {
+            games.insert(g);
+        }
+    }
+    to_roaring(&games)
+}
+
+/// Whether a bit of `a..b` is set in `words` (`b` within them). A game's positions span a word
+/// or two, and finding a dense set's games asks this once per game: the words are read
+/// directly rather than through a range iterator.
+fn any_in_words(words: &[usize], a: usize, b: usize) -> bool {
+    const WORD: usize = usize::BITS as usize;
+    if a >= b {
+        return false;
+    }
+    let (i, j) = (a / WORD, (b - 1) / WORD);
+    let (Some(&first), Some(&last)) = (words.get(i), words.get(j)) else {
+        return false;
+    };
+    let low = usize::MAX << (a % WORD);
+    let high = usize::MAX >> (WORD - 1 - (b - 1) % WORD);
+    if i == j {
+        return first & low & high != 0;
+    }
+    first & low != 0 || words[i + 1..j].iter().any(|&w| w != 0) || last & high != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The dense form answers `any_in`, `count_in`, `and` and `union` as the sparse one.
+        #[test]
+        fn both_forms_agree(
+            len in 1u32..2000,
+            xs in proptest::collection::vec(0u32..2000, 0..300),
+            ys in proptest::collection::vec(0u32..2000, 0..300),
+            ranges in proptest::collection::vec((0u32..2000, 0u32..200), 1..40),
+        ) {
+            let sparse = |v: &[u32]| -> RoaringBitmap { v.iter().map(|x| x % len).collect() };
+            let dense = |v: &[u32]| {
+                let mut d = FixedBitSet::with_capacity(len as usize);
+                v.iter().for_each(|x| d.insert((x % len) as usize));
+                Positions::Dense(d)
+            };
+            let (sx, sy) = (sparse(&xs), sparse(&ys));
+            for &(a, n) in &ranges {
+                let (a, b) = (a % len, (a % len + n).min(len));
+                let naive = sx.range_cardinality(a..b);
+                prop_assert_eq!(dense(&xs).any_in(a, b), naive > 0);
+                prop_assert_eq!(dense(&xs).count_in(a, b), naive);
+                prop_assert_eq!(Positions::Sparse(sx.clone()).any_in(a, b), naive > 0);
+            }
+            let both = &sx & &sy;
+            prop_assert_eq!(dense(&xs).and(dense(&ys)).into_sparse(), both.clone());
+            prop_assert_eq!(dense(&xs).and(Positions::Sparse(sy.clone())).into_sparse(), both.clone());
+            prop_assert_eq!(Positions::Sparse(sx.clone()).and(dense(&ys)).into_sparse(), both);
+            let either = &sx | &sy;
+            let u = Positions::union(vec![dense(&xs), Positions::Sparse(sy.clone())], len);
+            prop_assert_eq!(u.len(), either.len());
+            prop_assert_eq!(u.into_sparse(), either);
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! A stored bitmap read into, or intersected with, a dense bitset over a segment's positions,
+//! straight from its stored bytes.
+//!
+//! Why a dense set, and why not through the `roaring` crate: a broad query (a flag held by a
+//! twentieth of the positions, a king on its castled square in a third of them) combines
+//! bitmaps whose containers are mostly bitsets and runs. `roaring` turns a run container into
+//! a bitset at each intersection with one, and finding the games of a large result steps
+//! through its every member; over a plain bitset of the segment's positions an `and` or an
+//! `or` is one pass over words, and whether a game has a member is a test of the one or two
+//! words its positions span. The dense set is `fixedbitset`'s (the bitset petgraph is built
+//! on): its word slice is written here, container by container, in the portable format
+//! [`StoredBitmap`] parses.
+
+use fixedbitset::FixedBitSet;
+
+use crate::bitmap_lookup::{ContainerBytes, StoredBitmap};
+
+/// Bits per word of a [`FixedBitSet`]'s slice.
+const WORD: usize = usize::BITS as usize;
+
+/// Positions in one container.
+const CONTAINER: usize = 1 << 16;
+
+/// 64-bit words in one container.
+const WORDS: usize = CONTAINER / 64;
+
+/// Adds the members of `b` to `dense` (members past its length are ignored).
+pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
+    let len = dense.len();
+    let mut mask = [0u64; WORDS];
+    for (key, c) in b.containers() {
+        let base = usize::from(key) << 16;
+        if base >= len {
+            break;
+        }
+        let slice = dense.as_mut_slice();
+        match c {
+            ContainerBytes::Bitset(words) => combine(slice, base, u64s(words), |d, w| *d |= w),
+            // A few thousand values: set one by one, without a pass over the container.
+            ContainerBytes::Array(values) => {
+                for v in u16s(values) {
+                    let x = base + usize::from(v);
+                    if let Some(d) = slice.get_mut(x / WORD) {
+                        *d |= 1 << (x % WORD);
+                    }
+                }
+            }
+            other => {
+                container_mask(&other, &mut mask);
+                combine(slice, base, mask.iter().copied(), |d, w| *d |= w);
+            }
+        }
+    }
+    trim(dense);
+}
+
+/// Keeps in `dense` only the members of `b`.
+pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
+    let len = dense.len();
+    let mut mask = [0u64; WORDS];
+    // The first position not yet decided: everything before a container's start that no
+    // container covers is not in `b`.
+    let mut next = 0usize;
+    for (key, c) in b.containers() {
+        let base = usize::from(key) << 16;
+        if base >= len {
+            break;
+        }
+        clear(dense, next, base);
+        let slice = dense.as_mut_slice();
+        match c {
+            ContainerBytes::Bitset(words) => combine(slice, base, u64s(words), |d, w| *d &= w),
+            other => {
+                container_mask(&other, &mut mask);
+                combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
+            }
+        }
+        next = next.max(base + CONTAINER);
+    }
+    clear(dense, next, len);
+}
+
+/// The 1024 words of an array or run container, in `mask`.
+fn container_mask(c: &ContainerBytes, mask: &mut [u64; WORDS]) {
+    mask.fill(0);
+    match c {
+        ContainerBytes::Array(values) => {
+            for v in u16s(values) {
+                mask[usize::from(v) / 64] |= 1 << (v % 64);
+            }
+        }
+        ContainerBytes::Runs(runs) => {
+            for (start, extra) in pairs(runs) {
+                let (from, to) = (usize::from(start), usize::from(start) + usize::from(extra));
+                fill(mask, from, to.min(CONTAINER - 1));
+            }
+        }
+        ContainerBytes::Bitset(words) => {
+            for (m, w) in mask.iter_mut().zip(u64s(words)) {
+                *m = w;
+            }
+        }
+    }
+}
+
+/// Sets bits `from..=to` of `mask`.
+fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
+    let (a, z) = (from / 64, to / 64);
+    let low = u64::MAX << (from % 64);
+    let high = u64::MAX >> (63 - to % 64);
+    if a == z {
+        mask[a] |= low & high;
+    } else {
+        mask[a] |= low;
+        mask[a + 1..z].fill(u64::MAX);
+        mask[z] |= high;
+    }
+}
+
+/// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;
+/// words past the slice are left alone.
+#[cfg(target_pointer_width = "64")]
+fn combine(
+    slice: &mut [usize],
+    base: usize,
+    words: impl Iterator<Item = u64>,
+    op: impl Fn(&mut usize, usize),
+) {
+    let from = (base / WORD).min(slice.len());
+    for (d, w) in slice[from..].iter_mut().zip(words) {
+        op(d, w as usize);
+    }
+}
+
+/// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;
+/// words past the slice are left alone.
+#[cfg(not(target_pointer_width = "64"))]
+fn combine(
+    slice: &mut [usize],
+    base: usize,
+    words: impl Iterator<Item = u64>,
+    op: impl Fn(&mut usize, usize),
+) {
+    for (i, w) in words.enumerate() {
+        for k in 0..64 / WORD {
+            if let Some(d) = slice.get_mut((base + 64 * i) / WORD + k) {
+                op(d, (w >> (k * WORD)) as usize);
+            }
+        }
+    }
+}
+
+/// Removes `from..to` (clipped to the set) from `dense`.
+fn clear(dense: &mut FixedBitSet, from: usize, to: usize) {
+    let to = to.min(dense.len());
+    if from < to {
+        dense.remove_range(from..to);
+    }
+}
+
+/// Clears the bits past the set's length in its last word, which a container's words may have
+/// set: the set's counts read whole words.
+fn trim(dense: &mut FixedBitSet) {
+    let len = dense.len();
+    if !len.is_multiple_of(WORD)
+        && let Some(last) = dense.as_mut_slice().get_mut(len / WORD)
+    {
+        *last &= (1usize << (len % WORD)) - 1;
+    }
+}
+
+fn u16s(b: &[u8]) -> impl Iterator<Item = u16> + '_ {
+    b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]))
+}
+
+fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    b.chunks_exact(8).map(|c| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        u64::from_le_bytes(w)
+    })
+}
+
+fn pairs(b: &[u8]) -> impl Iterator<Item = (u16, u16)> + '_ {
+    b.chunks_exact(4).map(|c| {
+        (
+            u16::from_le_bytes([c[0], c[1]]),
+            u16::from_le_bytes([c[2], c[3]]),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use roaring::RoaringBitmap;
+
+    fn stored(ranges: &[(u32, u32)], singles: &[u32], optimize: bool) -> (RoaringBitmap, Vec<u8>) {
+        let mut b: RoaringBitmap = singles.iter().copied().collect();
+        for &(start, n) in ranges {
+            b.insert_range(start..start + n);
+        }
+        if optimize {
+            b.optimize();
+        }
+        let mut blob = Vec::new();
+        b.serialize_into(&mut blob).unwrap();
+        (b, blob)
+    }
+
+    fn members(d: &FixedBitSet) -> RoaringBitmap {
+        d.ones().map(|x| x as u32).collect()
+    }
+
+    proptest! {
+        /// `or` and `and` from the stored bytes give what roaring gives, for bitsets, runs and
+        /// arrays, over a set that ends inside a container or a word.
+        #[test]
+        fn dense_reads_agree_with_roaring(
+            ranges in proptest::collection::vec((0u32..300_000, 0u32..70_000), 0..10),
+            singles in proptest::collection::vec(0u32..330_000, 0..6000),
+            start in proptest::collection::vec(0u32..330_000, 0..3000),
+            start_ranges in proptest::collection::vec((0u32..300_000, 0u32..70_000), 0..4),
+            len in 0usize..340_000,
+            optimize: bool,
+        ) {
+            let (b, blob) = stored(&ranges, &singles, optimize);
+            let parsed = StoredBitmap::parse(&blob).expect("parses");
+            let mut dense = FixedBitSet::with_capacity(len);
+            for &x in &start {
+                if (x as usize) < len {
+                    dense.insert(x as usize);
+                }
+            }
+            for &(s, n) in &start_ranges {
+                let (a, z) = ((s as usize).min(len), ((s + n) as usize).min(len));
+                dense.insert_range(a..z);
+            }
+            let before = members(&dense);
+            let mut universe = RoaringBitmap::new();
+            universe.insert_range(0..len as u32);
+
+            let mut ored = dense.clone();
+            or_into(&parsed, &mut ored);
+            prop_assert_eq!(members(&ored), (&before | &b) & &universe);
+            prop_assert_eq!(ored.count_ones(..) as u64, ((&before | &b) & &universe).len());
+
+            let mut anded = dense;
+            and_into(&parsed, &mut anded);
+            prop_assert_eq!(members(&anded), &before & &b);
+        }
+    }
+}
