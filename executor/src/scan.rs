@@ -203,9 +203,17 @@ impl<'a> SegmentScan<'a> {
             if let Some(key) = self.single_key(&xs[i]) {
                 let t = Instant::now();
                 match &mut acc.positions {
-                    // A dense set is intersected word by word from the stored bytes.
+                    // A dense set is intersected word by word from the stored bytes; once few
+                    // positions are left it turns sparse, for the lookups below (an exact
+                    // `fen` intersects some thirty dense bitmaps and is soon down to a few).
                     Some(Positions::Dense(d)) => {
-                        self.seg.bitmap_and_dense(key, d)?;
+                        let kept = self.seg.bitmap_and_dense(key, d)?;
+                        if kept.saturating_mul(DENSE) < u64::from(self.layout.universe_len()) {
+                            // Few members: read them off the words, no byte copy of the set.
+                            let p = RoaringBitmap::from_sorted_iter(d.ones().map(|x| x as u32))
+                                .unwrap_or_default();
+                            acc.positions = Some(Positions::Sparse(p));
+                        }
                         self.record(stats, at, &acc, t);
                         continue;
                     }
@@ -213,8 +221,14 @@ impl<'a> SegmentScan<'a> {
                     // few of its containers reads only those (a set spread over every container
                     // would read them all: no cheaper than decoding the bitmap whole).
                     Some(Positions::Sparse(p)) if acc.games.is_none() => {
-                        let lookups = p.len().saturating_mul(LOOKUP_COST)
-                            <= self.seg.bitmap_bytes(key) as u64;
+                        // The alternative is to read the operand: a pass over a bitset of every
+                        // position (an eighth of a byte each) when it would be read dense.
+                        let universe = u64::from(self.layout.universe_len());
+                        let mut read = self.seg.bitmap_bytes(key) as u64;
+                        if self.seg.bitmap_len(key).saturating_mul(DENSE) >= universe {
+                            read = read.max(universe / 8);
+                        }
+                        let lookups = p.len().saturating_mul(LOOKUP_COST) <= read;
                         let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
                         if lookups || u64::from(p.statistics().n_containers) * SPARSE <= containers
                         {

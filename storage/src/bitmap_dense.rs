@@ -35,7 +35,9 @@ pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
         }
         let slice = dense.as_mut_slice();
         match c {
-            ContainerBytes::Bitset(words) => combine(slice, base, u64s(words), |d, w| *d |= w),
+            ContainerBytes::Bitset(words) => {
+                combine(slice, base, u64s(words), |d, w| *d |= w);
+            }
             // A few thousand values: set one by one, without a pass over the container.
             ContainerBytes::Array(values) => {
                 for v in u16s(values) {
@@ -54,8 +56,10 @@ pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
     trim(dense);
 }
 
-/// Keeps in `dense` only the members of `b`.
-pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
+/// Keeps in `dense` only the members of `b`; returns how many it keeps (counted as the words
+/// are written, so a caller can switch a set that became small to a sparse form for free).
+pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
+    let mut kept = 0u64;
     let len = dense.len();
     let mut mask = [0u64; WORDS];
     // The first position not yet decided: everything before a container's start that no
@@ -67,17 +71,26 @@ pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
             break;
         }
         clear(dense, next, base);
+        next = next.max(base + CONTAINER);
         let slice = dense.as_mut_slice();
+        // A running intersection soon leaves whole containers empty: nothing to read there.
+        let from = (base / WORD).min(slice.len());
+        let to = (from + CONTAINER / WORD).min(slice.len());
+        if slice[from..to].iter().all(|&w| w == 0) {
+            continue;
+        }
         match c {
-            ContainerBytes::Bitset(words) => combine(slice, base, u64s(words), |d, w| *d &= w),
+            ContainerBytes::Bitset(words) => {
+                kept += combine(slice, base, u64s(words), |d, w| *d &= w);
+            }
             other => {
                 container_mask(&other, &mut mask);
-                combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
+                kept += combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
             }
         }
-        next = next.max(base + CONTAINER);
     }
     clear(dense, next, len);
+    kept
 }
 
 /// The 1024 words of an array or run container, in `mask`.
@@ -118,18 +131,21 @@ fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
 }
 
 /// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;
-/// words past the slice are left alone.
+/// words past the slice are left alone. Returns how many bits the written words hold.
 #[cfg(target_pointer_width = "64")]
 fn combine(
     slice: &mut [usize],
     base: usize,
     words: impl Iterator<Item = u64>,
     op: impl Fn(&mut usize, usize),
-) {
+) -> u64 {
     let from = (base / WORD).min(slice.len());
+    let mut ones = 0u64;
     for (d, w) in slice[from..].iter_mut().zip(words) {
         op(d, w as usize);
+        ones += u64::from(d.count_ones());
     }
+    ones
 }
 
 /// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;
@@ -140,14 +156,17 @@ fn combine(
     base: usize,
     words: impl Iterator<Item = u64>,
     op: impl Fn(&mut usize, usize),
-) {
+) -> u64 {
+    let mut ones = 0u64;
     for (i, w) in words.enumerate() {
         for k in 0..64 / WORD {
             if let Some(d) = slice.get_mut((base + 64 * i) / WORD + k) {
                 op(d, (w >> (k * WORD)) as usize);
+                ones += u64::from(d.count_ones());
             }
         }
     }
+    ones
 }
 
 /// Removes `from..to` (clipped to the set) from `dense`.
@@ -247,8 +266,9 @@ mod tests {
             prop_assert_eq!(ored.count_ones(..) as u64, ((&before | &b) & &universe).len());
 
             let mut anded = dense;
-            and_into(&parsed, &mut anded);
+            let kept = and_into(&parsed, &mut anded);
             prop_assert_eq!(members(&anded), &before & &b);
+            prop_assert_eq!(kept, (&before & &b).len());
         }
     }
 }

@@ -94,6 +94,39 @@ pub(crate) enum ContainerBytes<'a> {
     Runs(&'a [u8]),
 }
 
+/// Where an ascending search through a stored bitmap is: the container of the last value
+/// searched for (`key`, its index) and the place within it.
+#[derive(Default)]
+struct Cursor {
+    key: Option<u16>,
+    container: usize,
+    within: usize,
+}
+
+/// The first `i` in `lo..hi` for which `at_or_after(i)` holds (it holds from some point on), or
+/// `hi`: galloping from `lo`, since the next value is usually near the last.
+fn first(lo: usize, hi: usize, at_or_after: impl Fn(usize) -> bool) -> usize {
+    let mut step = 1usize;
+    let mut below = lo;
+    while below + step < hi && !at_or_after(below + step) {
+        below += step;
+        step *= 2;
+    }
+    if below < hi && at_or_after(below) {
+        return below;
+    }
+    let (mut a, mut z) = (below + 1, (below + step).min(hi));
+    while a < z {
+        let mid = (a + z) / 2;
+        if at_or_after(mid) {
+            z = mid;
+        } else {
+            a = mid + 1;
+        }
+    }
+    a
+}
+
 /// A stored bitmap's header, parsed.
 pub struct StoredBitmap<'a> {
     blob: &'a [u8],
@@ -162,25 +195,34 @@ impl<'a> StoredBitmap<'a> {
 
     /// Whether `v` is in the bitmap.
     pub fn contains(&self, v: u32) -> bool {
+        self.find(v, &mut Cursor::default())
+    }
+
+    /// Whether `v` is in the bitmap, searched from `at`: the container and the place in it
+    /// where the last, smaller value searched for was (values are searched in ascending
+    /// order, so each search starts where the previous one ended).
+    fn find(&self, v: u32, at: &mut Cursor) -> bool {
         let (key, low) = ((v >> 16) as u16, v as u16);
-        let Ok(i) = self.containers.binary_search_by_key(&key, |c| c.key) else {
+        if at.key != Some(key) {
+            at.container += self.containers[at.container.min(self.containers.len())..]
+                .partition_point(|c| c.key < key);
+            *at = Cursor {
+                key: Some(key),
+                container: at.container,
+                within: 0,
+            };
+        }
+        let Some(c) = self.containers.get(at.container).filter(|c| c.key == key) else {
             return false;
         };
-        let c = &self.containers[i];
         let b = self.blob;
         match c.kind {
             Kind::Array(n) => {
-                let (mut lo, mut hi) = (0, n);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    match u16_at(b, c.data + 2 * mid) {
-                        Some(x) if x < low => lo = mid + 1,
-                        Some(x) if x > low => hi = mid,
-                        Some(_) => return true,
-                        None => return false,
-                    }
-                }
-                false
+                // The first value at or after `low`.
+                at.within = first(at.within, n, |i| {
+                    u16_at(b, c.data + 2 * i).is_some_and(|x| x >= low)
+                });
+                u16_at(b, c.data + 2 * at.within) == Some(low) && at.within < n
             }
             Kind::Bitset => {
                 let byte = c.data + usize::from(low / 8);
@@ -188,17 +230,16 @@ impl<'a> StoredBitmap<'a> {
             }
             Kind::Runs => {
                 let n = usize::from(u16_at(b, c.data).unwrap_or(0));
-                // The last run starting at or before `low`.
-                let (mut lo, mut hi) = (0, n);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    match u16_at(b, c.data + 2 + 4 * mid) {
-                        Some(start) if start <= low => lo = mid + 1,
-                        _ => hi = mid,
-                    }
-                }
-                lo > 0
-                    && match (u16_at(b, c.data + 4 * lo - 2), u16_at(b, c.data + 4 * lo)) {
+                // The first run starting after `low`; the one before it may hold `low`.
+                let after = first(at.within, n, |i| {
+                    u16_at(b, c.data + 2 + 4 * i).is_none_or(|start| start > low)
+                });
+                at.within = after.saturating_sub(1);
+                after > 0
+                    && match (
+                        u16_at(b, c.data + 2 + 4 * (after - 1)),
+                        u16_at(b, c.data + 4 * after),
+                    ) {
                         (Some(start), Some(extra)) => {
                             u32::from(low) <= u32::from(start) + u32::from(extra)
                         }
@@ -224,10 +265,12 @@ impl<'a> StoredBitmap<'a> {
         })
     }
 
-    /// The members of `candidates` in the bitmap.
+    /// The members of `candidates` in the bitmap: each searched from where the last one was
+    /// found, in the container it is in.
     pub fn filter(&self, candidates: &RoaringBitmap) -> RoaringBitmap {
+        let mut at = Cursor::default();
         // Ascending and distinct, as `candidates` are.
-        RoaringBitmap::from_sorted_iter(candidates.iter().filter(|&v| self.contains(v)))
+        RoaringBitmap::from_sorted_iter(candidates.iter().filter(|&v| self.find(v, &mut at)))
             .unwrap_or_default()
     }
 }

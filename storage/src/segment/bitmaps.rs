@@ -79,13 +79,16 @@ impl Segment {
         Ok(())
     }
 
-    /// Keeps in `dense` only the members of `key`'s bitmap, read from the stored bytes.
-    pub fn bitmap_and_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
-        match self.bitmap_blob(key)? {
+    /// Keeps in `dense` only the members of `key`'s bitmap, read from the stored bytes; returns
+    /// how many it keeps.
+    pub fn bitmap_and_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<u64> {
+        Ok(match self.bitmap_blob(key)? {
             Some(blob) => crate::bitmap_dense::and_into(&self.parsed(key, blob)?, dense),
-            None => dense.clear(),
-        }
-        Ok(())
+            None => {
+                dense.clear();
+                0
+            }
+        })
     }
 
     fn parsed<'b>(&self, key: BitmapKey, blob: &'b [u8]) -> Result<StoredBitmap<'b>> {

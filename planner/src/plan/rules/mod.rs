@@ -3,10 +3,12 @@
 //! Each rule sees the [`Draft`] (the logical plan and what earlier rules decided) and either
 //! rewrites it, returning a note for `EXPLAIN`, or leaves it alone. The order matters and is
 //! fixed in [`RULES`]: whether pruning is allowed at all, then the bounds the index gives, the
-//! header's game filters, the visited positions, simplification, the operators' order, whether
+//! header's game filters, the visited positions, simplification, factoring what every branch of
+//! an `or` shares, the operators' order, whether
 //! the index answers alone, and last whether the scan is worth its cost.
 
 mod answer_from_index;
+mod factor_conjuncts;
 mod header_scans;
 mod index_bounds;
 mod keep_full_scan;
@@ -18,6 +20,7 @@ mod visited_positions;
 use super::{LogicalPlan, PhysicalPlan, Residual, RuleNote, Scan};
 
 pub use answer_from_index::AnswerFromIndex;
+pub use factor_conjuncts::FactorConjuncts;
 pub use header_scans::HeaderScans;
 pub use index_bounds::IndexBounds;
 pub use keep_full_scan::KeepFullScan;
@@ -63,12 +66,13 @@ pub trait Rule {
 }
 
 /// The rules, in the order they run.
-pub const RULES: [&dyn Rule; 8] = [
+pub const RULES: [&dyn Rule; 9] = [
     &KeepFullScan,
     &IndexBounds,
     &HeaderScans,
     &VisitedPositions,
     &Simplify,
+    &FactorConjuncts,
     &OrderConjuncts,
     &AnswerFromIndex,
     &SkipUnselective,
