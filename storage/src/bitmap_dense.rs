@@ -215,18 +215,7 @@ mod tests {
     use proptest::prelude::*;
     use roaring::RoaringBitmap;
 
-    fn stored(ranges: &[(u32, u32)], singles: &[u32], optimize: bool) -> (RoaringBitmap, Vec<u8>) {
-        let mut b: RoaringBitmap = singles.iter().copied().collect();
-        for &(start, n) in ranges {
-            b.insert_range(start..start + n);
-        }
-        if optimize {
-            b.optimize();
-        }
-        let mut blob = Vec::new();
-        b.serialize_into(&mut blob).unwrap();
-        (b, blob)
-    }
+    use crate::bitmap_lookup::tests::stored;
 
     fn members(d: &FixedBitSet) -> RoaringBitmap {
         d.ones().map(|x| x as u32).collect()
@@ -244,7 +233,7 @@ mod tests {
             len in 0usize..340_000,
             optimize: bool,
         ) {
-            let (b, blob) = stored(&ranges, &singles, optimize);
+            let (b, blob) = stored(ranges, singles, optimize);
             let parsed = StoredBitmap::parse(&blob).expect("parses");
             let mut dense = FixedBitSet::with_capacity(len);
             for &x in &start {

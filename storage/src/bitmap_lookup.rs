@@ -276,12 +276,12 @@ impl<'a> StoredBitmap<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// A bitmap of ranges and single values, optimised (runs) or not, and its stored bytes.
-    fn stored(
+    pub(crate) fn stored(
         ranges: Vec<(u32, u32)>,
         singles: Vec<u32>,
         optimize: bool,
