@@ -27,7 +27,6 @@ const WORDS: usize = CONTAINER / 64;
 /// Adds the members of `b` to `dense` (members past its length are ignored).
 pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
     let len = dense.len();
-    let mut mask = [0u64; WORDS];
     for (key, c) in b.containers() {
         let base = usize::from(key) << 16;
         if base >= len {
@@ -47,9 +46,11 @@ pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
                     }
                 }
             }
-            other => {
-                container_mask(&other, &mut mask);
-                combine(slice, base, mask.iter().copied(), |d, w| *d |= w);
+            ContainerBytes::Runs(runs) => {
+                for (start, extra) in pairs(runs) {
+                    let from = base + usize::from(start);
+                    set_bits(slice, from, from + usize::from(extra) + 1, true);
+                }
             }
         }
     }
@@ -74,8 +75,7 @@ pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
         next = next.max(base + CONTAINER);
         let slice = dense.as_mut_slice();
         // A running intersection soon leaves whole containers empty: nothing to read there.
-        let from = (base / WORD).min(slice.len());
-        let to = (from + CONTAINER / WORD).min(slice.len());
+        let (from, to) = container_words(slice, base);
         if slice[from..to].iter().all(|&w| w == 0) {
             continue;
         }
@@ -83,8 +83,22 @@ pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
             ContainerBytes::Bitset(words) => {
                 kept += combine(slice, base, u64s(words), |d, w| *d &= w);
             }
-            other => {
-                container_mask(&other, &mut mask);
+            ContainerBytes::Array(values) => {
+                mask.fill(0);
+                for v in u16s(values) {
+                    mask[usize::from(v) / 64] |= 1 << (v % 64);
+                }
+                kept += combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
+            }
+            // Through a mask of the container's own size, whose indexing needs no bounds
+            // checks: faster, over the many short runs of a piece on its square, than
+            // clearing the gaps in place.
+            ContainerBytes::Runs(runs) => {
+                mask.fill(0);
+                for (start, extra) in pairs(runs) {
+                    let last = usize::from(start) + usize::from(extra);
+                    fill(&mut mask, usize::from(start), last.min(CONTAINER - 1));
+                }
                 kept += combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
             }
         }
@@ -93,27 +107,10 @@ pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
     kept
 }
 
-/// The 1024 words of an array or run container, in `mask`.
-fn container_mask(c: &ContainerBytes, mask: &mut [u64; WORDS]) {
-    mask.fill(0);
-    match c {
-        ContainerBytes::Array(values) => {
-            for v in u16s(values) {
-                mask[usize::from(v) / 64] |= 1 << (v % 64);
-            }
-        }
-        ContainerBytes::Runs(runs) => {
-            for (start, extra) in pairs(runs) {
-                let (from, to) = (usize::from(start), usize::from(start) + usize::from(extra));
-                fill(mask, from, to.min(CONTAINER - 1));
-            }
-        }
-        ContainerBytes::Bitset(words) => {
-            for (m, w) in mask.iter_mut().zip(u64s(words)) {
-                *m = w;
-            }
-        }
-    }
+/// The words of `slice` that hold the container starting at bit `base`.
+fn container_words(slice: &[usize], base: usize) -> (usize, usize) {
+    let from = (base / WORD).min(slice.len());
+    (from, (from + CONTAINER / WORD).min(slice.len()))
 }
 
 /// Sets bits `from..=to` of `mask`.
@@ -128,6 +125,31 @@ fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
         mask[a + 1..z].fill(u64::MAX);
         mask[z] |= high;
     }
+}
+
+/// Sets (`on`) or clears the bits `from..to` of `words` (clipped to them).
+fn set_bits(words: &mut [usize], from: usize, to: usize, on: bool) {
+    let to = to.min(words.len() * WORD);
+    if from >= to {
+        return;
+    }
+    let (a, z) = (from / WORD, (to - 1) / WORD);
+    let low = usize::MAX << (from % WORD);
+    let high = usize::MAX >> (WORD - 1 - (to - 1) % WORD);
+    let apply = |w: &mut usize, m: usize| {
+        if on {
+            *w |= m;
+        } else {
+            *w &= !m;
+        }
+    };
+    if a == z {
+        apply(&mut words[a], low & high);
+        return;
+    }
+    apply(&mut words[a], low);
+    words[a + 1..z].fill(if on { usize::MAX } else { 0 });
+    apply(&mut words[z], high);
 }
 
 /// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;
