@@ -208,7 +208,11 @@ impl<'a> SegmentScan<'a> {
                     // `fen` intersects some thirty dense bitmaps and is soon down to a few).
                     Some(Positions::Dense(d)) => {
                         let kept = self.seg.bitmap_and_dense(key, d)?;
-                        if kept.saturating_mul(DENSE) < u64::from(self.layout.universe_len()) {
+                        // Sparse once looking its members up in a dense operand (below) costs
+                        // less than a pass over the bitset: before that, each further operand
+                        // would be read whole anyway.
+                        let universe = u64::from(self.layout.universe_len());
+                        if kept.saturating_mul(LOOKUP_COST * 8) <= universe {
                             // Few members: read them off the words, no byte copy of the set.
                             let p = RoaringBitmap::from_sorted_iter(d.ones().map(|x| x as u32))
                                 .unwrap_or_default();
