@@ -15,7 +15,7 @@ use cqldb_storage::{Bitboards, BitmapKey, GameResult, MaterialSignature, Positio
 use roaring::{MultiOps, RoaringBitmap};
 
 use crate::found::{Found, Layout};
-use crate::positions::{DENSE, Positions};
+use crate::positions::{DENSE, Positions, few_to_roaring};
 use fixedbitset::FixedBitSet;
 use shakmaty::{Color, Role, Square};
 
@@ -169,7 +169,7 @@ impl<'a> SegmentScan<'a> {
         st.micros += since.elapsed().as_micros() as u64;
         // Counting costs a pass over a dense set: only `EXPLAIN ANALYZE` shows the counts.
         if self.count_games {
-            st.positions += self.layout.position_count(found, true);
+            st.positions += self.layout.position_count(found);
             st.games += self.layout.games_in(found).len();
         }
     }
@@ -213,10 +213,7 @@ impl<'a> SegmentScan<'a> {
                         // would be read whole anyway.
                         let universe = u64::from(self.layout.universe_len());
                         if kept.saturating_mul(LOOKUP_COST * 8) <= universe {
-                            // Few members: read them off the words, no byte copy of the set.
-                            let p = RoaringBitmap::from_sorted_iter(d.ones().map(|x| x as u32))
-                                .unwrap_or_default();
-                            acc.positions = Some(Positions::Sparse(p));
+                            acc.positions = Some(Positions::Sparse(few_to_roaring(d)));
                         }
                         self.record(stats, at, &acc, t);
                         continue;

@@ -49,7 +49,7 @@ pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
             ContainerBytes::Runs(runs) => {
                 for (start, extra) in pairs(runs) {
                     let from = base + usize::from(start);
-                    set_bits(slice, from, from + usize::from(extra) + 1, true);
+                    set_bits(slice, from, from + usize::from(extra) + 1);
                 }
             }
         }
@@ -127,8 +127,8 @@ fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
     }
 }
 
-/// Sets (`on`) or clears the bits `from..to` of `words` (clipped to them).
-fn set_bits(words: &mut [usize], from: usize, to: usize, on: bool) {
+/// Sets the bits `from..to` of `words` (clipped to them).
+fn set_bits(words: &mut [usize], from: usize, to: usize) {
     let to = to.min(words.len() * WORD);
     if from >= to {
         return;
@@ -136,20 +136,13 @@ fn set_bits(words: &mut [usize], from: usize, to: usize, on: bool) {
     let (a, z) = (from / WORD, (to - 1) / WORD);
     let low = usize::MAX << (from % WORD);
     let high = usize::MAX >> (WORD - 1 - (to - 1) % WORD);
-    let apply = |w: &mut usize, m: usize| {
-        if on {
-            *w |= m;
-        } else {
-            *w &= !m;
-        }
-    };
     if a == z {
-        apply(&mut words[a], low & high);
+        words[a] |= low & high;
         return;
     }
-    apply(&mut words[a], low);
-    words[a + 1..z].fill(if on { usize::MAX } else { 0 });
-    apply(&mut words[z], high);
+    words[a] |= low;
+    words[a + 1..z].fill(usize::MAX);
+    words[z] |= high;
 }
 
 /// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;
