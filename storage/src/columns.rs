@@ -399,14 +399,6 @@ impl<'a> BlockView<'a> {
         })
     }
 
-    /// The block positions where a game starts, in order (a game without positions has none).
-    pub fn roots(&self) -> Vec<u32> {
-        (0..self.n)
-            .filter(|&i| self.parent_delta.get(i) == 0)
-            .map(|i| i as u32)
-            .collect()
-    }
-
     /// Number of positions in the block.
     pub fn len(&self) -> usize {
         self.n

@@ -436,8 +436,11 @@ impl Segment {
                 .to_native()
                 .checked_sub(first)
                 .ok_or_else(outside)? as usize;
-            // The game's number among the block's games with positions.
-            let root = cache.roots.partition_point(|&r| (r as usize) < start);
+            // The game's number among the block's games with positions (a game has one root if
+            // it has positions): counted from the game columns, not by scanning the block.
+            let root = (cache.first_game as usize..i)
+                .filter(|&j| g.pos_start[j + 1] != g.pos_start[j])
+                .count();
             let view = BlockView::parse(&cache.raw)
                 .ok_or_else(|| self.corrupt("undecodable position block"))?;
             let positions = view.replay(start..end, root, false).ok_or_else(outside)?;
@@ -590,7 +593,6 @@ impl Segment {
             .get(chunk as usize)
             .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
         self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
-        // A chunk holds a batch's text (batches are cut at a few megabytes).
         decompress_frame_into(data.as_slice(), 1 << 30, out)
             .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
     }
@@ -624,13 +626,12 @@ impl Segment {
         let (comments, nags) = view
             .notes()
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
-        let (first_position, _) = self.block_start(block as usize);
-        let roots = view.roots();
+        let (first_position, first_game) = self.block_start(block as usize);
         Ok(BlockCache {
             block,
             raw,
             first_position,
-            roots,
+            first_game,
             notes: Notes { comments, nags },
         })
     }
@@ -711,8 +712,8 @@ struct BlockCache {
     block: u32,
     raw: Vec<u8>,
     first_position: u32,
-    /// Block positions where games start.
-    roots: Vec<u32>,
+    /// The block's first game (segment-local).
+    first_game: u32,
     notes: Notes,
 }
 
