@@ -72,15 +72,23 @@ proptest! {
     }
 
     #[test]
-    fn storage_round_trip(seed in any::<u64>(), rate in 0.0f64..0.3, segment in 50u64..2000) {
+    fn storage_round_trip(seed in any::<u64>(), rate in 0.0f64..0.3, segment in 50u64..2000, batch in 1usize..10, no_text in any::<u16>()) {
         let dir = tempfile::tempdir().unwrap();
         let mut generator = Generator::new(seed, options(rate, 80));
-        let games: Vec<_> = (0..12)
+        let mut games: Vec<_> = (0..12)
             .map(|_| index_game(RawGame { text: generator.game().pgn.into_bytes(), line: 1, ..RawGame::default() }, 0))
             .collect();
+        // Games without text, wherever they fall in a batch's text chunks (the last chunk of a
+        // batch may hold nothing but such games).
+        for (i, g) in games.iter_mut().enumerate() {
+            if no_text >> i & 1 == 1 {
+                g.text.clear();
+                g.comments.clear();
+            }
+        }
         let mut w = DbWriter::open(dir.path(), WriterOptions { segment_positions: segment, ..WriterOptions::default() }).unwrap();
         w.add_file("synthetic.pgn");
-        for chunk in games.chunks(5) {
+        for chunk in games.chunks(batch) {
             w.push_batch(cqldb_storage::encode_batch(chunk.to_vec())).unwrap();
         }
         w.commit().unwrap();
@@ -107,8 +115,10 @@ proptest! {
         for (_, seg) in db.segments() {
             let subset: RoaringBitmap = (0..seg.games()).filter(|g| (u64::from(*g) + seed) % 3 != 0).collect();
             let mut seen = 0;
-            seg.for_each_game_in(Some(&subset), false, |local, rows| {
-                let mut whole = db.game_positions(first + u64::from(local)).unwrap().positions;
+            seg.for_each_game_in(Some(&subset), true, |local, rows| {
+                let n = first + u64::from(local);
+                assert_eq!(rows.text, db.game_text(n).unwrap().as_slice(), "game {n}'s text");
+                let mut whole = db.game_positions(n).unwrap().positions;
                 whole.iter_mut().for_each(|p| { p.zobrist = 0; p.material = Default::default(); });
                 assert_eq!(rows.positions, whole.as_slice(), "game {local} replayed alone");
                 seen += 1;

@@ -13,6 +13,12 @@ use crate::segment::{IssueRecord, NewGame};
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
 const TEXT_LEVEL: i32 = 1;
 
+/// Games per text chunk, the unit a reader decompresses to read one game's text. Writing a
+/// game found by a query decompresses its whole chunk: four games instead of the batch's
+/// sixteen cut that cost by three quarters, for about 15 % more text bytes (measured on
+/// the 256k-game set; BENCHMARKS.md).
+pub const TEXT_GAMES: usize = 4;
+
 /// Per-game facts the segment keeps uncompressed.
 #[derive(Clone, Debug)]
 pub struct BatchGame {
@@ -24,7 +30,9 @@ pub struct BatchGame {
     pub byte_offset: u64,
     /// Positions in the tree.
     pub positions: u32,
-    /// Offset of the text in the batch's text chunk.
+    /// The batch's text chunk holding the game's text.
+    pub text_chunk: u32,
+    /// Offset of the text in that chunk.
     pub text_offset: u32,
     /// Length of the text.
     pub text_len: u32,
@@ -47,8 +55,9 @@ pub struct EncodedBatch {
     pub block: Vec<u8>,
     /// Unpacked size of the block.
     pub block_raw_len: u32,
-    /// Compressed concatenated game text.
-    pub text: Vec<u8>,
+    /// Compressed text chunks, each the concatenated text of [`TEXT_GAMES`] games (the last
+    /// maybe fewer).
+    pub text: Vec<Vec<u8>>,
     /// Bitmap runs over batch-local position ids, grouped by bitmap.
     pub runs: BatchRuns,
     /// Problems (game = batch-local game index).
@@ -102,6 +111,7 @@ impl BatchEncoder {
             line: game.line,
             byte_offset: game.byte_offset,
             positions: game.positions.len() as u32,
+            text_chunk: (i as usize / TEXT_GAMES) as u32,
             text_offset: self.text.len() as u32,
             text_len: game.text.len() as u32,
             meta: game.meta.unwrap_or(GameMeta {
@@ -116,6 +126,9 @@ impl BatchEncoder {
             tags: game.tags,
         });
         self.text.extend_from_slice(&game.text);
+        if self.out.games.len().is_multiple_of(TEXT_GAMES) {
+            self.finish_text_chunk();
+        }
         self.out.issues.extend(
             game.issues
                 .into_iter()
@@ -143,14 +156,25 @@ impl BatchEncoder {
 
     /// The encoded batch of every game pushed; the encoder is then empty again.
     pub fn finish(&mut self) -> EncodedBatch {
-        let mut out = std::mem::take(&mut self.out);
-        out.runs = self.runs.finish();
-        out.block_raw_len = self.block.raw_len(&self.comments, &self.nags) as u32;
-        out.block = self.block.finish(&self.comments, &self.nags);
-        out.text = crate::columns::compress(&self.text, TEXT_LEVEL);
-        self.text.clear();
+        self.out.runs = self.runs.finish();
+        self.out.block_raw_len = self.block.raw_len(&self.comments, &self.nags) as u32;
+        self.out.block = self.block.finish(&self.comments, &self.nags);
+        // The batch's last games (fewer than a chunk's worth) get their chunk even when their
+        // text is empty: every game names a chunk that exists.
+        if !self.out.games.len().is_multiple_of(TEXT_GAMES) {
+            self.finish_text_chunk();
+        }
+        let out = std::mem::take(&mut self.out);
         self.comments.clear();
         self.nags.clear();
         out
+    }
+
+    /// Compresses the text gathered since the last chunk into the next chunk.
+    fn finish_text_chunk(&mut self) {
+        self.out
+            .text
+            .push(crate::columns::compress(&self.text, TEXT_LEVEL));
+        self.text.clear();
     }
 }

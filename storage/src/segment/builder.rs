@@ -87,7 +87,7 @@ impl SegmentBuilder {
             g.pos_start.push(pos);
             pos += game.positions;
             g.block.push(block);
-            g.text_chunk.push(chunk);
+            g.text_chunk.push(chunk + game.text_chunk);
             g.text_offset.push(game.text_offset);
             g.text_len.push(game.text_len);
             g.file.push(file_map(game.file));
@@ -109,9 +109,12 @@ impl SegmentBuilder {
                 game: is.game + first_game,
                 ..is.clone()
             }));
-        self.data_bytes += (batch.block.len() + batch.text.len()) as u64;
+        let text_bytes: usize = batch.text.iter().map(Vec::len).sum();
+        self.data_bytes += (batch.block.len() + text_bytes) as u64;
         self.data.block_crcs.push(blob_crc(&batch.block));
-        self.data.text_crcs.push(blob_crc(&batch.text));
+        self.data
+            .text_crcs
+            .extend(batch.text.iter().map(|t| blob_crc(t)));
         self.data.blocks.push(BlockEntry {
             first_position: base,
             positions: batch.positions,
@@ -119,7 +122,7 @@ impl SegmentBuilder {
             raw_len: batch.block_raw_len,
             data: batch.block,
         });
-        self.data.text_chunks.push(batch.text);
+        self.data.text_chunks.extend(batch.text);
         self.bitmaps.add_runs(base, batch.runs);
         self.boards.extend_from_slice(&batch.boards);
         self.data.variations += batch.variations;
