@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use cqldb_storage::CommentPlacement;
+use cqldb_storage::{CommentPlacement, PositionFlags};
 use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 
@@ -409,9 +409,9 @@ fn write_move(
     let white = prec.turn() == shakmaty::Color::White;
     w.space()?;
     if white || number_due {
-        let dots = if white { "." } else { "..." };
         w.scratch.clear();
-        write!(w.scratch, "{n}{dots}").map_err(io::Error::other)?;
+        push_number(&mut w.scratch, n);
+        w.scratch.push_str(if white { "." } else { "..." });
         w.piece_scratch()?;
     }
     let crec = &game.positions[child as usize];
@@ -421,17 +421,15 @@ fn write_move(
         Some(m) => match chess_at(game, parent, cache) {
             Some(mut pos) => {
                 // The child's position comes from playing the move (the next move's SAN needs
-                // it), cheaper than building it from the child's record. The suffix looks for
-                // legal moves only in check (shakmaty's `SanPlus` asks for the outcome, which
-                // generates them at every move).
+                // it), cheaper than building it from the child's record. The suffix comes from
+                // the child's check and mate flags, computed when the game was read (shakmaty's
+                // `SanPlus` generates the legal moves at every move to find the outcome).
                 San::from_move(&pos, m).append_to_string(&mut w.scratch);
                 pos.play_unchecked(m);
-                if pos.is_check() {
-                    w.scratch.push(if pos.legal_moves().is_empty() {
-                        '#'
-                    } else {
-                        '+'
-                    });
+                if crec.flags.contains(PositionFlags::MATE) {
+                    w.scratch.push('#');
+                } else if crec.flags.contains(PositionFlags::CHECK) {
+                    w.scratch.push('+');
                 }
                 if let Some(slot) = cache.get_mut(child as usize) {
                     *slot = Some(pos);
@@ -455,6 +453,25 @@ fn write_move(
     w.space()?;
     w.comment(&after)?;
     Ok(true)
+}
+
+/// Appends `n` in decimal (the formatting machinery was a visible share of writing a move).
+fn push_number(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut v = n.unsigned_abs();
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&d| char::from(d)));
 }
 
 fn chess_at(game: &Game, id: u32, cache: &mut [Option<Chess>]) -> Option<Chess> {
@@ -545,5 +562,19 @@ impl Wrap<'_> {
             return Ok(());
         }
         self.piece(b"}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn numbers_are_written_in_decimal(n: i64) {
+            let mut s = String::from("x");
+            super::push_number(&mut s, n);
+            prop_assert_eq!(s, format!("x{n}"));
+        }
     }
 }
