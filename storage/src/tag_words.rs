@@ -52,8 +52,23 @@ pub struct WordList {
 impl WordList {
     /// Every word of `field` in every tantivy segment of `searcher`.
     pub fn read(searcher: &Searcher, field: Field) -> Result<Self> {
+        let readers = searcher.segment_readers();
+        if let [reader] = readers {
+            // One term dictionary (an index as committed): its terms are already sorted and
+            // distinct, and go straight into the list.
+            let mut list = Self::default();
+            let index = reader.inverted_index(field)?;
+            let mut stream = index
+                .terms()
+                .stream()
+                .map_err(tantivy::TantivyError::from)?;
+            while stream.advance() {
+                list.push(stream.key());
+            }
+            return Ok(list);
+        }
         let mut words: Vec<Vec<u8>> = Vec::new();
-        for reader in searcher.segment_readers() {
+        for reader in readers {
             let index = reader.inverted_index(field)?;
             let mut stream = index
                 .terms()
@@ -72,11 +87,16 @@ impl WordList {
     pub fn from_words<W: AsRef<[u8]>>(words: impl IntoIterator<Item = W>) -> Self {
         let mut list = Self::default();
         for w in words {
-            list.starts.push(list.text.len() as u32);
-            list.text.extend_from_slice(w.as_ref());
-            list.text.push(0);
+            list.push(w.as_ref());
         }
         list
+    }
+
+    /// Appends a word (greater than every word before it).
+    fn push(&mut self, word: &[u8]) {
+        self.starts.push(self.text.len() as u32);
+        self.text.extend_from_slice(word);
+        self.text.push(0);
     }
 
     /// The words that hold `word` where `placement` says, in order, each once.
