@@ -9,6 +9,8 @@
 //! complement within the segment's positions, and the games of a selection are the games with
 //! a position in it; the property tests below check exactly that.
 
+use std::sync::Arc;
+
 use roaring::{MultiOps, RoaringBitmap};
 
 use crate::positions::Positions;
@@ -16,20 +18,20 @@ use crate::positions::Positions;
 /// Where each game of a segment has its positions.
 pub struct Layout {
     /// Game `i` has positions `starts[i]..starts[i + 1]`.
-    starts: Vec<u32>,
+    starts: Arc<[u32]>,
     positions: u32,
 }
 
 impl Layout {
     /// A layout from where each game starts (one more entry than games, the last being the
     /// number of positions).
-    pub fn new(starts: Vec<u32>) -> Self {
+    pub fn new(starts: Arc<[u32]>) -> Self {
         let positions = starts.last().copied().unwrap_or(0);
         Self { starts, positions }
     }
 
     /// Where each game starts.
-    pub fn into_starts(self) -> Vec<u32> {
+    pub fn into_starts(self) -> Arc<[u32]> {
         self.starts
     }
 
@@ -503,7 +505,7 @@ mod tests {
             }
             let total = *starts.last().unwrap_or(&0);
             let games = lens.len() as u32;
-            let l = Layout::new(starts.clone());
+            let l = Layout::new(starts.clone().into());
             let want = naive(&starts, &e, total, games);
             let got = eval(&l, &e, total, games);
             prop_assert_eq!(l.games_in(&got), naive_games(&starts, &want));

@@ -54,7 +54,7 @@ impl<'a> SegmentScan<'a> {
     }
 
     /// Where each game starts (see [`Segment::game_starts`]), kept by the scan.
-    pub fn into_game_starts(self) -> Vec<u32> {
+    pub fn into_game_starts(self) -> std::sync::Arc<[u32]> {
         self.layout.into_starts()
     }
 

@@ -202,6 +202,8 @@ pub struct Segment {
     /// The material signatures its bitmaps are kept for, read from the keys on first use
     /// (every material query reads them all, on every segment).
     materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,
+    /// See [`Segment::game_starts`].
+    starts: std::sync::OnceLock<std::sync::Arc<[u32]>>,
 }
 
 /// One game as [`Segment::for_each_game`] hands it over.
@@ -273,6 +275,7 @@ impl Segment {
             file,
             verified_bitmaps,
             materials: std::sync::OnceLock::new(),
+            starts: std::sync::OnceLock::new(),
         })
     }
 
@@ -480,14 +483,19 @@ impl Segment {
     }
 
     /// Segment-local id of each game's first position, and one past the last game's: game `i`
-    /// has positions `starts[i]..starts[i + 1]`.
-    pub fn game_starts(&self) -> Vec<u32> {
-        self.data()
-            .games
-            .pos_start
-            .iter()
-            .map(|x| x.to_native())
-            .collect()
+    /// has positions `starts[i]..starts[i + 1]`. Made once per open segment (every index scan
+    /// needs it, and copying it out of the file was a few percent of a broad count).
+    pub fn game_starts(&self) -> std::sync::Arc<[u32]> {
+        self.starts
+            .get_or_init(|| {
+                self.data()
+                    .games
+                    .pos_start
+                    .iter()
+                    .map(|x| x.to_native())
+                    .collect()
+            })
+            .clone()
     }
 
     /// Number of position blocks.
