@@ -9,29 +9,29 @@
 //! complement within the segment's positions, and the games of a selection are the games with
 //! a position in it; the property tests below check exactly that.
 
-use std::sync::Arc;
+use std::borrow::Cow;
 
 use roaring::{MultiOps, RoaringBitmap};
 
 use crate::positions::Positions;
 
 /// Where each game of a segment has its positions.
-pub struct Layout {
+pub struct Layout<'a> {
     /// Game `i` has positions `starts[i]..starts[i + 1]`.
-    starts: Arc<[u32]>,
+    starts: Cow<'a, [u32]>,
     positions: u32,
 }
 
-impl Layout {
+impl<'a> Layout<'a> {
     /// A layout from where each game starts (one more entry than games, the last being the
     /// number of positions).
-    pub fn new(starts: Arc<[u32]>) -> Self {
+    pub fn new(starts: Cow<'a, [u32]>) -> Self {
         let positions = starts.last().copied().unwrap_or(0);
         Self { starts, positions }
     }
 
     /// Where each game starts.
-    pub fn into_starts(self) -> Arc<[u32]> {
+    pub fn into_starts(self) -> Cow<'a, [u32]> {
         self.starts
     }
 
@@ -418,7 +418,7 @@ mod tests {
     }
 
     /// The selection as the scan evaluator builds it.
-    fn eval(l: &Layout, e: &Expr, total: u32, games: u32) -> Found {
+    fn eval(l: &Layout<'_>, e: &Expr, total: u32, games: u32) -> Found {
         match e {
             Expr::Positions(p) => Found::positions(
                 p.iter()
@@ -505,7 +505,7 @@ mod tests {
             }
             let total = *starts.last().unwrap_or(&0);
             let games = lens.len() as u32;
-            let l = Layout::new(starts.clone().into());
+            let l = Layout::new(Cow::Owned(starts.clone()));
             let want = naive(&starts, &e, total, games);
             let got = eval(&l, &e, total, games);
             prop_assert_eq!(l.games_in(&got), naive_games(&starts, &want));

@@ -25,7 +25,7 @@ pub struct SegmentScan<'a> {
     /// Global number of the segment's first game (from 1).
     first_game: u64,
     /// Where each game's positions are.
-    layout: Layout,
+    layout: Layout<'a>,
     /// The bitmaps of the material signatures passing each material test met so far (a test
     /// is met twice: to order an intersection, then to read it).
     passing: Vec<(Vec<MaterialTest>, Vec<BitmapKey>)>,
@@ -54,7 +54,7 @@ impl<'a> SegmentScan<'a> {
     }
 
     /// Where each game starts (see [`Segment::game_starts`]), kept by the scan.
-    pub fn into_game_starts(self) -> std::sync::Arc<[u32]> {
+    pub fn into_game_starts(self) -> std::borrow::Cow<'a, [u32]> {
         self.layout.into_starts()
     }
 

@@ -313,7 +313,7 @@ pub fn feed_games_measured(
                 let games = (!ss.inexact).then_some(games);
                 (games, ss.into_game_starts())
             }
-            None => (None, std::sync::Arc::from([])),
+            None => (None, std::borrow::Cow::Borrowed(&[][..])),
         };
         let mut fed = 0u64;
         seg.for_each_game_in(games.as_ref(), false, |local, rows| {

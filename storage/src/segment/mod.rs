@@ -202,8 +202,6 @@ pub struct Segment {
     /// The material signatures its bitmaps are kept for, read from the keys on first use
     /// (every material query reads them all, on every segment).
     materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,
-    /// See [`Segment::game_starts`].
-    starts: std::sync::OnceLock<std::sync::Arc<[u32]>>,
 }
 
 /// One game as [`Segment::for_each_game`] hands it over.
@@ -275,7 +273,6 @@ impl Segment {
             file,
             verified_bitmaps,
             materials: std::sync::OnceLock::new(),
-            starts: std::sync::OnceLock::new(),
         })
     }
 
@@ -483,19 +480,22 @@ impl Segment {
     }
 
     /// Segment-local id of each game's first position, and one past the last game's: game `i`
-    /// has positions `starts[i]..starts[i + 1]`. Made once per open segment (every index scan
-    /// needs it, and copying it out of the file was a few percent of a broad count).
-    pub fn game_starts(&self) -> std::sync::Arc<[u32]> {
-        self.starts
-            .get_or_init(|| {
-                self.data()
-                    .games
-                    .pos_start
-                    .iter()
-                    .map(|x| x.to_native())
-                    .collect()
-            })
-            .clone()
+    /// has positions `starts[i]..starts[i + 1]`. Every index scan needs it: on a little-endian
+    /// machine it is the file's column itself, with no copy (copying it out of the file, into
+    /// fresh pages, was a few percent of a query's time).
+    pub fn game_starts(&self) -> std::borrow::Cow<'_, [u32]> {
+        let column = self.data().games.pos_start.as_slice();
+        #[cfg(target_endian = "little")]
+        {
+            // SAFETY: `u32_le` is `repr(C, align(4))` around a `u32` kept little-endian, which
+            // on a little-endian machine is the native representation: same size, alignment and
+            // value; the slice borrows the mapping, which lives as long as `self`.
+            let native =
+                unsafe { std::slice::from_raw_parts(column.as_ptr().cast::<u32>(), column.len()) };
+            std::borrow::Cow::Borrowed(native)
+        }
+        #[cfg(not(target_endian = "little"))]
+        std::borrow::Cow::Owned(column.iter().map(|x| x.to_native()).collect())
     }
 
     /// Number of position blocks.
