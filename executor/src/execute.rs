@@ -269,42 +269,34 @@ fn run_db(
         residual_stats(&mut stats.residual, sink, before, t);
         return Ok(stats);
     }
-    // Work units of a few thousand games, a window of them at a time: every core stays busy to
-    // the end (whole segments left one core idle while the last ran), and buffered output stays
-    // bounded. Units are handed to the sink in order.
+    // Work units of a few thousand games on every core (whole segments left one core idle
+    // while the last ran), handed to the sink in order; workers run at most a few units ahead
+    // of the sink, which bounds buffered output.
     let units = work_units(&segments);
-    let width = rayon::current_num_threads().max(1) * 4;
+    let threads = rayon::current_num_threads().max(1);
     let opts = sink.writes().then(|| sink.opts.clone());
     let format = sink.format;
-    for window in units.chunks(width) {
-        let outs: Vec<Result<Vec<GameOut>>> = window
-            .par_iter()
-            .map(|(first, seg, games)| {
-                let mut e = engine.fork();
-                let mut outs = Vec::new();
-                let mut failure = None;
-                seg.for_each_game_in(Some(games), with_text, |local, rows| {
-                    let game =
-                        game_from_rows(first + u64::from(local), rows, with_text, variations);
-                    let m = e.run_game(&game);
-                    match GameOut::of(&game, &m, opts.as_ref(), format) {
-                        Ok(g) => outs.push(g),
-                        Err(err) => failure = Some(err),
-                    }
-                    Ok(())
-                })?;
-                if let Some(e) = failure {
-                    return Err(e);
-                }
-                Ok(outs)
-            })
-            .collect();
-        for out in outs {
-            for g in out? {
-                sink.accept(g)?;
+    let work = |(first, seg, games): &(u64, &cqldb_storage::Segment, roaring::RoaringBitmap)| {
+        let mut e = engine.fork();
+        let mut outs = Vec::new();
+        let mut failure = None;
+        seg.for_each_game_in(Some(games), with_text, |local, rows| {
+            let game = game_from_rows(first + u64::from(local), rows, with_text, variations);
+            let m = e.run_game(&game);
+            match GameOut::of(&game, &m, opts.as_ref(), format) {
+                Ok(g) => outs.push(g),
+                Err(err) => failure = Some(err),
             }
+            Ok(())
+        })?;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(outs),
         }
-    }
+    };
+    crate::ordered::for_each_ordered(&units, threads, threads * 4, work, |outs| {
+        outs.into_iter().try_for_each(|g| sink.accept(g))
+    })?;
     residual_stats(&mut stats.residual, sink, before, t);
     Ok(stats)
 }

@@ -4,7 +4,7 @@
 //! Owns the operators: [`execute`] (the one entry point of the binary, the tests and the
 //! benchmarks), index scans over a segment's bitmaps ([`scan`]), game sources ([`source`]: PGN
 //! read on the fly, or a database's segments), the residual walk (each candidate game through
-//! the CQL engine, games in parallel), sinks ([`sink`]: PGN, JSON, CSV, count) with PGN output
+//! the CQL engine, units of games on every core, handed over in order: [`ordered`]), sinks ([`sink`]: PGN, JSON, CSV, count) with PGN output
 //! ([`output`]), and GTQL's single-pass evaluator ([`gtql`]). What a CQL filter means at a
 //! position (its evaluation) belongs to the filter, in the planner crate (`cqldb_planner::eval`
 //! and `cqldb_planner::filter`); this crate decides which games and positions it runs on. It
@@ -13,6 +13,7 @@
 pub mod execute;
 pub mod found;
 pub mod gtql;
+pub mod ordered;
 pub mod output;
 pub mod positions;
 pub mod rows;
