@@ -9,8 +9,8 @@
 //! (microseconds), and the words it finds become an exact term set for tantivy.
 
 use memchr::memmem;
-use tantivy::Searcher;
 use tantivy::schema::Field;
+use tantivy::{Searcher, SegmentReader};
 
 use crate::error::Result;
 
@@ -57,26 +57,12 @@ impl WordList {
             // One term dictionary (an index as committed): its terms are already sorted and
             // distinct, and go straight into the list.
             let mut list = Self::default();
-            let index = reader.inverted_index(field)?;
-            let mut stream = index
-                .terms()
-                .stream()
-                .map_err(tantivy::TantivyError::from)?;
-            while stream.advance() {
-                list.push(stream.key());
-            }
+            each_term(reader, field, |w| list.push(w))?;
             return Ok(list);
         }
         let mut words: Vec<Vec<u8>> = Vec::new();
         for reader in readers {
-            let index = reader.inverted_index(field)?;
-            let mut stream = index
-                .terms()
-                .stream()
-                .map_err(tantivy::TantivyError::from)?;
-            while stream.advance() {
-                words.push(stream.key().to_vec());
-            }
+            each_term(reader, field, |w| words.push(w.to_vec()))?;
         }
         words.sort_unstable();
         words.dedup();
@@ -140,6 +126,19 @@ impl WordList {
     pub fn bytes(&self) -> usize {
         self.text.len() + 4 * self.starts.len()
     }
+}
+
+/// Calls `f` with each term of `field` in one tantivy segment, in order.
+fn each_term(reader: &SegmentReader, field: Field, mut f: impl FnMut(&[u8])) -> Result<()> {
+    let index = reader.inverted_index(field)?;
+    let mut stream = index
+        .terms()
+        .stream()
+        .map_err(tantivy::TantivyError::from)?;
+    while stream.advance() {
+        f(stream.key());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
