@@ -32,11 +32,10 @@ pub struct Progress {
 pub struct IngestOptions {
     /// Parser threads (default: available cores).
     pub threads: usize,
-    /// Games per batch handed to a parser thread. A batch becomes one position block (and
-    /// text chunks of [`cqldb_storage::TEXT_GAMES`] games), the unit a reader decompresses to
-    /// read any of its games: writing 1,215 scattered games found by a query took about 11 %
-    /// less time with 8 than with 16 (16 had been about 30 % faster than 32), for 0.2 more
-    /// bytes per position (measured on the 256k-game set; BENCHMARKS.md).
+    /// Games per batch handed to a parser thread: the unit of parallel encoding and of
+    /// finding bitmap runs. A batch becomes position blocks of [`cqldb_storage::BLOCK_GAMES`]
+    /// and text chunks of [`cqldb_storage::TEXT_GAMES`] games, the units a reader
+    /// decompresses to read one game (BENCHMARKS.md).
     pub batch_games: usize,
 }
 
@@ -44,7 +43,7 @@ impl Default for IngestOptions {
     fn default() -> Self {
         Self {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            batch_games: 8,
+            batch_games: 16,
         }
     }
 }

@@ -13,6 +13,13 @@ use crate::segment::{IssueRecord, NewGame};
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
 const TEXT_LEVEL: i32 = 1;
 
+/// Games per position block, the unit a reader decompresses to read one game's positions. A
+/// batch (the unit of parallel encoding and of bitmap run finding) holds several: 8-game
+/// blocks made writing a thousand scattered games about a tenth faster than 16-game ones, and
+/// finding runs over whole 16-game batches keeps ingest from paying for twice as many batch
+/// boundaries (BENCHMARKS.md).
+pub const BLOCK_GAMES: usize = 8;
+
 /// Games per text chunk, the unit a reader decompresses to read one game's text. Writing a
 /// game found by a query decompresses its whole chunk: four games instead of the batch's
 /// sixteen cut that cost by three quarters, for about 15 % more text bytes (measured on
@@ -30,6 +37,8 @@ pub struct BatchGame {
     pub byte_offset: u64,
     /// Positions in the tree.
     pub positions: u32,
+    /// The batch's block holding the game's positions.
+    pub block: u32,
     /// The batch's text chunk holding the game's text.
     pub text_chunk: u32,
     /// Offset of the text in that chunk.
@@ -51,10 +60,8 @@ pub struct BatchGame {
 pub struct EncodedBatch {
     /// The games in input order.
     pub games: Vec<BatchGame>,
-    /// Compressed position block holding all the batch's positions.
-    pub block: Vec<u8>,
-    /// Unpacked size of the block.
-    pub block_raw_len: u32,
+    /// Compressed position blocks, each of [`BLOCK_GAMES`] games (the last maybe fewer).
+    pub blocks: Vec<EncodedBlock>,
     /// Compressed text chunks, each the concatenated text of [`TEXT_GAMES`] games (the last
     /// maybe fewer).
     pub text: Vec<Vec<u8>>,
@@ -68,6 +75,21 @@ pub struct EncodedBatch {
     pub variations: u64,
     /// Each position's board key, in position order (see [`crate::BitmapKey::Board`]).
     pub boards: Vec<u64>,
+}
+
+/// A compressed position block of a batch.
+#[derive(Clone, Debug, Default)]
+pub struct EncodedBlock {
+    /// The compressed columns.
+    pub data: Vec<u8>,
+    /// Their unpacked size.
+    pub raw_len: u32,
+    /// The batch-local id of the block's first position.
+    pub first_position: u32,
+    /// Positions in the block.
+    pub positions: u32,
+    /// The batch-local index of the block's first game.
+    pub first_game: u32,
 }
 
 /// Encodes games for a segment (call from any thread).
@@ -88,6 +110,8 @@ pub struct BatchEncoder {
     comments: Vec<CommentRef>,
     nags: Vec<NagRef>,
     block: BlockWriter,
+    /// Batch-local first position and first game of the block being gathered.
+    block_start: (u32, u32),
     runs: RunFinder,
 }
 
@@ -105,12 +129,14 @@ impl BatchEncoder {
     /// Adds the next game of the batch.
     pub fn push(&mut self, game: NewGame) {
         let i = self.out.games.len() as u32;
-        let base = self.out.positions;
+        // Comment and NAG positions are block-local.
+        let base = self.out.positions - self.block_start.0;
         self.out.games.push(BatchGame {
             file: game.file,
             line: game.line,
             byte_offset: game.byte_offset,
             positions: game.positions.len() as u32,
+            block: self.out.blocks.len() as u32,
             text_chunk: (i as usize / TEXT_GAMES) as u32,
             text_offset: self.text.len() as u32,
             text_len: game.text.len() as u32,
@@ -152,22 +178,42 @@ impl BatchEncoder {
         self.out.positions += game.positions.len() as u32;
         self.block.push_game(&game.positions);
         self.runs.push_game(&game.positions);
+        if self.out.games.len().is_multiple_of(BLOCK_GAMES) {
+            self.finish_block();
+        }
     }
 
     /// The encoded batch of every game pushed; the encoder is then empty again.
     pub fn finish(&mut self) -> EncodedBatch {
         self.out.runs = self.runs.finish();
-        self.out.block_raw_len = self.block.raw_len(&self.comments, &self.nags) as u32;
-        self.out.block = self.block.finish(&self.comments, &self.nags);
-        // The batch's last games (fewer than a chunk's worth) get their chunk even when their
-        // text is empty: every game names a chunk that exists.
+        // The batch's last games (fewer than a block's or a chunk's worth) get their block and
+        // chunk even when they have no positions or no text: every game names parts that exist.
+        if !self.out.games.len().is_multiple_of(BLOCK_GAMES) {
+            self.finish_block();
+        }
         if !self.out.games.len().is_multiple_of(TEXT_GAMES) {
             self.finish_text_chunk();
         }
-        let out = std::mem::take(&mut self.out);
+        self.block_start = (0, 0);
+        std::mem::take(&mut self.out)
+    }
+
+    /// Compresses the positions, comments and NAGs gathered since the last block into the
+    /// next block.
+    fn finish_block(&mut self) {
+        let (first_position, first_game) = self.block_start;
+        let raw_len = self.block.raw_len(&self.comments, &self.nags) as u32;
+        let data = self.block.finish(&self.comments, &self.nags);
+        self.out.blocks.push(EncodedBlock {
+            data,
+            raw_len,
+            first_position,
+            positions: self.out.positions - first_position,
+            first_game,
+        });
         self.comments.clear();
         self.nags.clear();
-        out
+        self.block_start = (self.out.positions, self.out.games.len() as u32);
     }
 
     /// Compresses the text gathered since the last chunk into the next chunk.

@@ -41,7 +41,7 @@ pub mod segment_entry;
 pub mod tag_words;
 pub mod tags;
 
-pub use batch::{BatchEncoder, EncodedBatch, TEXT_GAMES, encode_batch};
+pub use batch::{BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, TEXT_GAMES, encode_batch};
 pub use bitmap::BitmapKey;
 pub use catalog::SegmentEntry;
 pub use columns::DecodedBlock;

@@ -86,7 +86,7 @@ impl SegmentBuilder {
             let g = &mut self.data.games;
             g.pos_start.push(pos);
             pos += game.positions;
-            g.block.push(block);
+            g.block.push(block + game.block);
             g.text_chunk.push(chunk + game.text_chunk);
             g.text_offset.push(game.text_offset);
             g.text_len.push(game.text_len);
@@ -109,19 +109,24 @@ impl SegmentBuilder {
                 game: is.game + first_game,
                 ..is.clone()
             }));
+        let block_bytes: usize = batch.blocks.iter().map(|b| b.data.len()).sum();
         let text_bytes: usize = batch.text.iter().map(Vec::len).sum();
-        self.data_bytes += (batch.block.len() + text_bytes) as u64;
-        self.data.block_crcs.push(blob_crc(&batch.block));
+        self.data_bytes += (block_bytes + text_bytes) as u64;
+        self.data
+            .block_crcs
+            .extend(batch.blocks.iter().map(|b| blob_crc(&b.data)));
         self.data
             .text_crcs
             .extend(batch.text.iter().map(|t| blob_crc(t)));
-        self.data.blocks.push(BlockEntry {
-            first_position: base,
-            positions: batch.positions,
-            first_game,
-            raw_len: batch.block_raw_len,
-            data: batch.block,
-        });
+        self.data
+            .blocks
+            .extend(batch.blocks.into_iter().map(|b| BlockEntry {
+                first_position: base + b.first_position,
+                positions: b.positions,
+                first_game: first_game + b.first_game,
+                raw_len: b.raw_len,
+                data: b.data,
+            }));
         self.data.text_chunks.extend(batch.text);
         self.bitmaps.add_runs(base, batch.runs);
         self.boards.extend_from_slice(&batch.boards);
