@@ -148,50 +148,39 @@ pub fn few_to_roaring(d: &FixedBitSet) -> RoaringBitmap {
 /// word, are both close to coin flips over a broad query's games, and their mispredictions
 /// were most of the time this took; the answers are combined with masks and written as bits.
 pub fn games_of_dense(d: &FixedBitSet, starts: &[u32]) -> RoaringBitmap {
-    const WORD: usize = usize::BITS as usize;
     let (words, len) = (d.as_slice(), d.len());
     let mut bits = vec![0u8; starts.len().saturating_sub(1).div_ceil(8)];
     for (g, w) in starts.windows(2).enumerate() {
-        let (a, b) = (w[0] as usize, (w[1] as usize).min(len));
-        if a >= b {
-            continue;
-        }
-        let (i, j) = (a / WORD, (b - 1) / WORD);
-        let (Some(&first), Some(&last), Some(middle)) =
-            (words.get(i), words.get(j), words.get(i + 1..j.max(i + 1)))
-        else {
-            continue;
-        };
-        let low = usize::MAX << (a % WORD);
-        let high = usize::MAX >> (WORD - 1 - (b - 1) % WORD);
-        // All ones when the game spans several words, none when it fits in one.
-        let several = usize::from(i != j).wrapping_neg();
-        let head = first & low & (high | several);
-        let tail = last & high & several;
-        let inner = middle.iter().fold(0, |acc, &x| acc | x);
-        bits[g / 8] |= u8::from(head | tail | inner != 0) << (g % 8);
+        let hit = any_in_words(words, w[0] as usize, (w[1] as usize).min(len));
+        bits[g / 8] |= u8::from(hit) << (g % 8);
     }
     RoaringBitmap::from_lsb0_bytes(0, &bits)
 }
 
 /// Whether a bit of `a..b` is set in `words` (`b` within them). A game's positions span a word
 /// or two, and finding a dense set's games asks this once per game: the words are read
-/// directly rather than through a range iterator.
+/// directly, and the one-word and several-word cases are combined with masks rather than
+/// branched on.
+#[inline]
 fn any_in_words(words: &[usize], a: usize, b: usize) -> bool {
     const WORD: usize = usize::BITS as usize;
     if a >= b {
         return false;
     }
     let (i, j) = (a / WORD, (b - 1) / WORD);
-    let (Some(&first), Some(&last)) = (words.get(i), words.get(j)) else {
+    let (Some(&first), Some(&last), Some(middle)) =
+        (words.get(i), words.get(j), words.get(i + 1..j.max(i + 1)))
+    else {
         return false;
     };
     let low = usize::MAX << (a % WORD);
     let high = usize::MAX >> (WORD - 1 - (b - 1) % WORD);
-    if i == j {
-        return first & low & high != 0;
-    }
-    first & low != 0 || words[i + 1..j].iter().any(|&w| w != 0) || last & high != 0
+    // All ones when `a..b` spans several words, none when it fits in one.
+    let several = usize::from(i != j).wrapping_neg();
+    let head = first & low & (high | several);
+    let tail = last & high & several;
+    let inner = middle.iter().fold(0, |acc, &x| acc | x);
+    head | tail | inner != 0
 }
 
 #[cfg(test)]

@@ -230,7 +230,7 @@ impl<'a> SegmentScan<'a> {
                             read = read.max(universe / 8);
                         }
                         let lookups = p.len().saturating_mul(LOOKUP_COST) <= read;
-                        let containers = u64::from(self.layout.universe_len()).div_ceil(1 << 16);
+                        let containers = universe.div_ceil(1 << 16);
                         if lookups || u64::from(p.statistics().n_containers) * SPARSE <= containers
                         {
                             let p = std::mem::take(p);
