@@ -8,6 +8,7 @@
 
 use std::time::Instant;
 
+use cqldb_planner::ast::CmpOp;
 use cqldb_planner::plan::{MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan};
 use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
@@ -132,14 +133,17 @@ impl<'a> SegmentScan<'a> {
             Scan::Board {
                 placement,
                 otherwise,
-            } => match self.board_key(placement) {
-                Some(key) => {
+            } => match self.board(placement)? {
+                Board::Bitmap(key) => {
                     skip(otherwise, index);
                     Found::set(self.union(&[key])?)
                 }
-                None => self.eval_at(otherwise, stats, index)?,
+                Board::Within(stretches) => {
+                    self.eval_within(otherwise, Found::positions(stretches), stats, index)?
+                }
+                Board::Pieces => self.eval_at(otherwise, stats, index)?,
             },
-            Scan::And(xs) => self.and(xs, stats, index)?,
+            Scan::And(xs) => self.and(Found::ALL, xs, stats, index)?,
             Scan::Or(xs) => {
                 let mut parts = Vec::with_capacity(xs.len());
                 for x in xs {
@@ -174,12 +178,34 @@ impl<'a> SegmentScan<'a> {
         }
     }
 
-    /// The intersection of `xs`: the most selective bitmaps first (their stored headers'
+    /// `scan` evaluated within the positions `within`: an intersection starts from them, so that
+    /// each stored bitmap after it is read only where they are.
+    fn eval_within(
+        &mut self,
+        scan: &Scan,
+        within: Found,
+        stats: &mut Vec<OpStats>,
+        index: &mut usize,
+    ) -> cqldb_storage::Result<Found> {
+        let Scan::And(xs) = scan else {
+            let found = self.eval_at(scan, stats, index)?;
+            return Ok(within.and(found));
+        };
+        let me = *index;
+        *index += 1;
+        let t = Instant::now();
+        let found = self.and(within, xs, stats, index)?;
+        self.record(stats, me, &found, t);
+        Ok(found)
+    }
+
+    /// The intersection of `within` and `xs`: the most selective bitmaps first (their stored headers'
     /// sizes), so the running set shrinks early; once it is small, each stored bitmap after it
     /// is only read where the set has positions ([`Segment::bitmap_and`]); once it is empty,
     /// nothing more is read. Each operand's measurements keep their place in pre-order.
     fn and(
         &mut self,
+        within: Found,
         xs: &[Scan],
         stats: &mut Vec<OpStats>,
         index: &mut usize,
@@ -193,7 +219,7 @@ impl<'a> SegmentScan<'a> {
         let mut order: Vec<usize> = (0..xs.len()).collect();
         // Operands whose size is unknown keep their order, after the stored bitmaps.
         order.sort_by_cached_key(|&i| self.estimated_len(&xs[i]).unwrap_or(u64::MAX));
-        let mut acc = Found::ALL;
+        let mut acc = within;
         for i in order {
             // An inexact segment is evaluated whole: nothing more to read here.
             if acc.is_empty() || self.inexact {
@@ -290,9 +316,11 @@ impl<'a> SegmentScan<'a> {
             Scan::Board {
                 placement,
                 otherwise,
-            } => match self.board_key(placement) {
-                Some(key) => Some(self.seg.bitmap_len(key)),
-                None => self.estimated_len(otherwise),
+            } => match self.board(placement) {
+                Ok(Board::Bitmap(key)) => Some(self.seg.bitmap_len(key)),
+                Ok(Board::Within(stretches)) => Some(stretches.len()),
+                // A damaged index is reported when the scan is read.
+                Ok(Board::Pieces) | Err(_) => self.estimated_len(otherwise),
             },
             // The passing signatures' bitmaps: `fen`'s whole material is one, and a test
             // no material in the segment passes (`[Aa] <= 5` in a segment of openings) is
@@ -310,8 +338,8 @@ impl<'a> SegmentScan<'a> {
         }
     }
 
-    /// The one stored bitmap `scan` is, if it is one.
-    fn single_key(&self, scan: &Scan) -> Option<BitmapKey> {
+    /// The one stored bitmap `scan` is, if it is one (an exact material is one signature's).
+    fn single_key(&mut self, scan: &Scan) -> Option<BitmapKey> {
         match scan {
             Scan::Flag(f) => Some(BitmapKey::flag(flag(*f))),
             Scan::Pieces { pieces, squares }
@@ -319,16 +347,28 @@ impl<'a> SegmentScan<'a> {
             {
                 piece_keys(*pieces, *squares).next()
             }
-            Scan::Board { placement, .. } => self.board_key(placement),
+            Scan::Material(tests) => match self.passing_materials(tests) {
+                &[key] => Some(key),
+                _ => None,
+            },
+            Scan::Board { placement, .. } => {
+                let key = BitmapKey::board(&Bitboards::from_pieces(placement));
+                self.seg.has_bitmap(key).then_some(key)
+            }
             _ => None,
         }
     }
 
-    /// The key of a placement's board bitmap, if the segment keeps one (it does for the
-    /// placements repeated in it).
-    fn board_key(&self, placement: &[u64; 12]) -> Option<BitmapKey> {
+    /// Where the positions of a placement are to be found in this segment.
+    fn board(&self, placement: &[u64; 12]) -> cqldb_storage::Result<Board> {
         let key = BitmapKey::board(&Bitboards::from_pieces(placement));
-        self.seg.has_bitmap(key).then_some(key)
+        if self.seg.has_bitmap(key) {
+            return Ok(Board::Bitmap(key));
+        }
+        Ok(match self.seg.board_candidates(key)? {
+            Some(stretches) => Board::Within(stretches),
+            None => Board::Pieces,
+        })
     }
 
     /// Segment-local numbers of the games numbered `lo..=hi` in the database.
@@ -431,24 +471,51 @@ impl<'a> SegmentScan<'a> {
         let at = match self.passing.iter().position(|(t, _)| t == tests) {
             Some(at) => at,
             None => {
-                let counted: Vec<(u64, i64)> = tests.iter().map(|t| counted(t.pieces)).collect();
-                let keys =
-                    self.seg
-                        .materials()
-                        .iter()
-                        .filter(|&&sig| {
-                            tests.iter().zip(&counted).all(|(t, &(mask, kings))| {
-                                t.holds(i64::from(sig.total(mask)) + kings)
-                            })
-                        })
-                        .map(|&sig| BitmapKey::Material(sig))
-                        .collect();
+                let keys = match fixed_signature(tests) {
+                    Some(sig) => {
+                        let key = BitmapKey::Material(sig);
+                        self.seg
+                            .has_bitmap(key)
+                            .then_some(key)
+                            .into_iter()
+                            .collect()
+                    }
+                    None => self.tested_materials(tests),
+                };
                 self.passing.push((tests.to_vec(), keys));
                 self.passing.len() - 1
             }
         };
         &self.passing[at].1
     }
+
+    /// The bitmaps of the segment's material signatures that pass `tests`, each signature
+    /// tested.
+    fn tested_materials(&self, tests: &[MaterialTest]) -> Vec<BitmapKey> {
+        let counted: Vec<(u64, i64)> = tests.iter().map(|t| counted(t.pieces)).collect();
+        self.seg
+            .materials()
+            .iter()
+            .filter(|&&sig| {
+                tests
+                    .iter()
+                    .zip(&counted)
+                    .all(|(t, &(mask, kings))| t.holds(i64::from(sig.total(mask)) + kings))
+            })
+            .map(|&sig| BitmapKey::Material(sig))
+            .collect()
+    }
+}
+
+/// Where a placement's positions are in a segment.
+enum Board {
+    /// In its own board bitmap (the placement is repeated in the segment).
+    Bitmap(BitmapKey),
+    /// Within these positions, the stretches the board index lists for it: its pieces'
+    /// bitmaps decide, read only there.
+    Within(RoaringBitmap),
+    /// Wherever its pieces' bitmaps say (a segment written before the board index).
+    Pieces,
 }
 
 /// A running intersection in at most a `SPARSE`th of the segment's containers (of 65,536
@@ -489,6 +556,28 @@ fn flag(f: PositionFlag) -> PositionFlags {
     }
 }
 
+/// The one signature that passes `tests` when they fix the count of each of the ten counted
+/// kinds of piece (an exact `fen`'s material): looked up by its key instead of testing each of
+/// the segment's thousands of signatures. `None` when the tests leave a count open, repeat a
+/// kind or ask a count no signature holds (the general test then answers).
+fn fixed_signature(tests: &[MaterialTest]) -> Option<MaterialSignature> {
+    let mut fixed = 0u16;
+    let mut sig = 0u64;
+    for t in tests {
+        let i = t.pieces.trailing_zeros() as usize;
+        let (color, role) = piece(i.min(11));
+        let fresh = t.pieces.count_ones() == 1 && fixed & t.pieces == 0 && role != Role::King;
+        if t.op != CmpOp::Eq || !fresh || !(0..15).contains(&t.count) {
+            return None;
+        }
+        fixed |= t.pieces;
+        // A kind's count bits are four ones: a fifteenth of them is its unit.
+        sig |= MaterialSignature::count_bits(color, role) / 15 * t.count as u64;
+    }
+    const KINGS: u16 = 1 << 5 | 1 << 11;
+    (fixed == 0xfff & !KINGS).then_some(MaterialSignature(sig))
+}
+
 /// How a signature counts the pieces `pieces` designates (12 bits: white P N B R Q K, then
 /// black): the bits of their counts ([`MaterialSignature::total`]), and the kings among them
 /// (always one each, so not in a signature).
@@ -517,4 +606,79 @@ fn piece(i: usize) -> (Color, Role) {
         Role::King,
     ];
     (Color::from_white(i < 6), ROLES[i % 6])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether a signature passes the tests as the general path tests it.
+    fn passes(sig: MaterialSignature, tests: &[MaterialTest]) -> bool {
+        tests.iter().all(|t| {
+            let (mask, kings) = counted(t.pieces);
+            t.holds(i64::from(sig.total(mask)) + kings)
+        })
+    }
+
+    fn signature(counts: &[u8; 10]) -> MaterialSignature {
+        let kinds = (0..12).filter(|&i| i != 5 && i != 11);
+        MaterialSignature(kinds.zip(counts).fold(0, |sig, (i, &n)| {
+            let (color, role) = piece(i);
+            sig | (MaterialSignature::count_bits(color, role) / 15 * u64::from(n))
+        }))
+    }
+
+    proptest! {
+        /// The signature found by key is exactly the one the general test passes.
+        #[test]
+        fn a_fixed_material_is_the_one_signature_passing(
+            want in proptest::array::uniform10(0u8..11),
+            other in proptest::array::uniform10(0u8..16),
+            order in any::<u64>(),
+            missing in 0usize..11,
+        ) {
+            let mut tests: Vec<MaterialTest> = (0..12)
+                .filter(|&i| i != 5 && i != 11)
+                .zip(want)
+                .map(|(i, n)| MaterialTest { pieces: 1 << i, op: CmpOp::Eq, count: i64::from(n) })
+                .collect();
+            tests.rotate_left((order % 10) as usize);
+            let sig = fixed_signature(&tests);
+            prop_assert_eq!(sig, Some(signature(&want)));
+            prop_assert!(passes(signature(&want), &tests));
+            prop_assert_eq!(passes(signature(&other), &tests), other == want);
+            // A kind left open: no fixed signature.
+            if missing < 10 {
+                tests.remove(missing);
+                prop_assert_eq!(fixed_signature(&tests), None);
+            }
+        }
+    }
+
+    #[test]
+    fn tests_that_do_not_fix_every_count_are_tested_one_by_one() {
+        let eq = |pieces: u16, count: i64| MaterialTest {
+            pieces,
+            op: CmpOp::Eq,
+            count,
+        };
+        let all: Vec<MaterialTest> = (0..12)
+            .filter(|&i| i != 5 && i != 11)
+            .map(|i| eq(1 << i, 1))
+            .collect();
+        assert!(fixed_signature(&all).is_some());
+        let mut twice = all.clone();
+        twice.push(eq(1, 2));
+        assert_eq!(fixed_signature(&twice), None);
+        let mut ranged = all.clone();
+        ranged[0].op = CmpOp::Le;
+        assert_eq!(fixed_signature(&ranged), None);
+        let mut kings = all.clone();
+        kings.push(eq(1 << 5, 1));
+        assert_eq!(fixed_signature(&kings), None);
+        let mut two_kinds = all;
+        two_kinds[0].pieces = 0b11;
+        assert_eq!(fixed_signature(&two_kinds), None);
+    }
 }

@@ -179,10 +179,19 @@ proptest! {
                     }
                 }
             }
+            // The board index: each position whose placement has no board bitmap is among the
+            // candidates it gives for that placement.
+            for (id, p) in all.iter().enumerate() {
+                let key = BitmapKey::board(&p.board);
+                if !expected.contains_key(&key.to_u64()) {
+                    let candidates = seg.board_candidates(key).unwrap().expect("a board index");
+                    prop_assert!(candidates.contains(id as u32), "position {}", id);
+                }
+            }
             let stored: Vec<u64> = seg
                 .bitmap_keys()
                 .into_iter()
-                .filter(|(k, _)| !k.is_game_key())
+                .filter(|(k, _)| !k.is_game_key() && !matches!(k, BitmapKey::BoardIndex(_)))
                 .map(|(k, _)| k.to_u64())
                 .collect();
             prop_assert_eq!(stored, expected.keys().copied().collect::<Vec<_>>());

@@ -144,7 +144,8 @@ impl BitmapBuilder {
 
 /// The board bitmaps of a segment whose positions have the board keys `boards` (position i's
 /// at index i), sorted by key: one for each placement occurring at least [`MIN_BOARD_REPEATS`]
-/// times. Board keys sort after every other kind of key.
+/// times; then, last, the board index of the other positions (see `board_index.rs`). Board keys
+/// sort after every other kind of key, and the index's after them.
 pub fn board_bitmaps(boards: &[u64]) -> (Vec<u64>, Vec<Vec<u8>>) {
     // Most placements occur once (every game leaves its opening soon): a table of saturating
     // counters, one per slot of key bits, drops them before the sort. A slot's count is at
@@ -165,6 +166,7 @@ pub fn board_bitmaps(boards: &[u64]) -> (Vec<u64>, Vec<Vec<u8>>) {
     let mut scratch = RunScratch::default();
     let mut runs = Vec::new();
     let (mut keys, mut blobs) = (Vec::new(), Vec::new());
+    let mut covered = fixedbitset::FixedBitSet::with_capacity(boards.len());
     for group in repeated.chunk_by(|a, b| a.0 == b.0) {
         if group.len() < MIN_BOARD_REPEATS {
             continue;
@@ -172,9 +174,14 @@ pub fn board_bitmaps(boards: &[u64]) -> (Vec<u64>, Vec<Vec<u8>>) {
         runs.clear();
         for &(_, pos) in group {
             push_run(&mut runs, pos, pos + 1);
+            covered.insert(pos as usize);
         }
         keys.push(group[0].0);
         blobs.push(serialize_runs_with(&runs, &mut scratch));
+    }
+    for (part, blob) in (0u32..).zip(crate::board_index::build(boards, &covered)) {
+        keys.push(BitmapKey::BoardIndex(part).to_u64());
+        blobs.push(blob);
     }
     (keys, blobs)
 }

@@ -45,6 +45,10 @@ pub enum BitmapKey {
     /// occur at least [`MIN_BOARD_REPEATS`] times in a segment get one; a rarer one is found
     /// from its pieces' bitmaps. Two different placements share a key with probability 2⁻⁵⁶.
     Board(u64),
+    /// Not a bitmap: a part of the board index of the positions whose placement has no board
+    /// bitmap (see `board_index.rs`). Parts are kept in the bitmap table, checksummed like the
+    /// bitmaps, so that a segment written before the index reads as before: without one.
+    BoardIndex(u32),
 }
 
 /// A piece placement gets a board bitmap in a segment where it occurs this often: below it,
@@ -98,6 +102,7 @@ impl BitmapKey {
             Self::TagValue(v) => (8, u64::from(v)),
             Self::Move(b) => (9, u64::from(b)),
             Self::Board(h) => (10, h & ((1 << 56) - 1)),
+            Self::BoardIndex(part) => (11, u64::from(part)),
         };
         kind << 56 | v
     }
@@ -121,6 +126,7 @@ impl BitmapKey {
             8 => Self::TagValue(u32::try_from(v).ok()?),
             9 => Self::Move(u8::try_from(v).ok().filter(|&b| b < 64)?),
             10 => Self::Board(v),
+            11 => Self::BoardIndex(u32::try_from(v).ok()?),
             _ => return None,
         })
     }

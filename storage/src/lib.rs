@@ -22,6 +22,7 @@ pub mod bitmap;
 pub mod bitmap_dense;
 pub mod bitmap_key;
 pub mod bitmap_lookup;
+pub mod board_index;
 pub mod catalog;
 pub mod check;
 pub mod columns;

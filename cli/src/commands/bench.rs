@@ -66,6 +66,10 @@ pub enum BenchCommand {
         /// Only the queries whose name contains this text.
         #[arg(long)]
         only: Option<String>,
+        /// Time these CQL bodies (or whole queries starting with `cql(`) instead of the fixed
+        /// set (repeatable).
+        #[arg(long = "cql", value_name = "QUERY")]
+        queries: Vec<String>,
     },
     /// Decode every position block of a database and count mates, against the mate bitmap.
     Scan {
@@ -85,7 +89,13 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
         } => ingest(inputs, threads, db, runs),
         BenchCommand::Scan { db } => scan(&db),
-        BenchCommand::Query { db, runs, only } => {
+        BenchCommand::Query {
+            db,
+            runs,
+            only,
+            queries,
+        } => {
+            let queries = super::bench_query::QuerySet::new(queries, only);
             if db.is_empty() {
                 let dir = std::env::temp_dir()
                     .join(format!("cqldb-bench-query-db-{}", std::process::id()));
@@ -98,11 +108,11 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
                     cqldb_storage::WriterOptions::default().segment_positions,
                     true,
                 )?;
-                let code = super::bench_query::run(vec![dir.clone()], runs, only.as_deref());
+                let code = super::bench_query::run(vec![dir.clone()], runs, &queries);
                 let _ = std::fs::remove_dir_all(&dir);
                 code
             } else {
-                super::bench_query::run(db, runs, only.as_deref())
+                super::bench_query::run(db, runs, &queries)
             }
         }
         BenchCommand::Cql { inputs, db, runs } => cql(inputs, db, runs),

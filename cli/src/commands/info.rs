@@ -19,8 +19,8 @@ pub fn render(db: &Database) -> Result<String> {
     let mut breakdown = [0u64; 4];
     let mut detached = 0u64;
     // Bitmap bytes by kind: pieces on squares, flags, materials, moves reached, moves leaving,
-    // games, repeated boards.
-    let mut kinds = [0u64; 7];
+    // games, repeated boards, the board index.
+    let mut kinds = [0u64; 8];
     for (_, seg) in db.segments() {
         for (key, bytes) in seg.bitmap_keys() {
             let kind = match key {
@@ -36,6 +36,7 @@ pub fn render(db: &Database) -> Result<String> {
                 | BitmapKey::EloBand(..)
                 | BitmapKey::TagValue(_) => 5,
                 BitmapKey::Board(_) => 6,
+                BitmapKey::BoardIndex(_) => 7,
             };
             kinds[kind] += bytes as u64;
         }
@@ -87,7 +88,7 @@ pub fn render(db: &Database) -> Result<String> {
     );
     let _ = writeln!(
         out,
-        "  bitmaps: pieces {:.2}, flags {:.2}, material {:.2}, last move {:.2}, next moves {:.2}, games {:.2}, boards {:.2}",
+        "  bitmaps: pieces {:.2}, flags {:.2}, material {:.2}, last move {:.2}, next moves {:.2}, games {:.2}, boards {:.2}, board index {:.2}",
         per(kinds[0]),
         per(kinds[1]),
         per(kinds[2]),
@@ -95,6 +96,7 @@ pub fn render(db: &Database) -> Result<String> {
         per(kinds[4]),
         per(kinds[5]),
         per(kinds[6]),
+        per(kinds[7]),
     );
     Ok(out)
 }

@@ -359,7 +359,7 @@ impl Scan {
             Scan::Ply(lo, hi) => format!("RangeScan: ply {lo}..={hi}"),
             Scan::Board { placement, .. } => {
                 format!(
-                    "IndexScan: board {} (else its pieces)",
+                    "IndexScan: board {} (else its pieces, in the board index's stretches)",
                     placement_fen(placement)
                 )
             }

@@ -11,6 +11,7 @@ use roaring::RoaringBitmap;
 use super::Segment;
 use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
+use crate::board_index::{self, BoardIndexPart};
 use crate::error::Result;
 use crate::schema::MaterialSignature;
 
@@ -94,6 +95,31 @@ impl Segment {
     fn parsed<'b>(&self, key: BitmapKey, blob: &'b [u8]) -> Result<StoredBitmap<'b>> {
         StoredBitmap::parse(blob)
             .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: unreadable header")))
+    }
+
+    /// The positions that may hold the placement whose board key is `key` (a
+    /// [`BitmapKey::Board`]) where the segment keeps no board bitmap for it: a few stretches of
+    /// the segment, from its board index (see `board_index.rs`). `None` for a segment written
+    /// before the index.
+    pub fn board_candidates(&self, key: BitmapKey) -> Result<Option<RoaringBitmap>> {
+        let k = key.to_u64();
+        // Every part records the segment's number of buckets: the first says which part to read.
+        let Some(first) = self.bitmap_blob(BitmapKey::BoardIndex(0))? else {
+            return Ok(None);
+        };
+        let damaged = || self.corrupt("board index: unreadable part");
+        let part = board_index::part_of(first, k).ok_or_else(damaged)?;
+        let blob = match part {
+            0 => first,
+            _ => self
+                .bitmap_blob(BitmapKey::BoardIndex(part))?
+                .ok_or_else(damaged)?,
+        };
+        let universe = u32::try_from(self.positions()).map_err(|_| damaged())?;
+        BoardIndexPart::parse(blob)
+            .and_then(|idx| idx.candidates(k, universe))
+            .map(Some)
+            .ok_or_else(damaged)
     }
 
     /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.
