@@ -277,6 +277,14 @@ fn atom() -> impl Strategy<Value = String> {
         "fen \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR\"",
         "fen \"rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R\"",
         "fen \"r.bqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR\"",
+        "year > 1990",
+        "year <= 1900",
+        "year == 2004",
+        "year != 1999",
+        "elo white >= 2600",
+        "elo black > 2650",
+        "elo white < 2400",
+        "2500 <= elo black",
     ])
     .prop_map(str::to_owned)
 }
@@ -551,6 +559,104 @@ fn gtql_over_games_agrees() {
         "nodes=",
     ] {
         assert!(text.contains(want), "{want}: {text}");
+    }
+}
+
+/// Years and ratings, from the bitmaps by value: exact answers from the index where every
+/// game's year and ratings are the ones indexed, and the same answers as the full scan where
+/// some are not (a year taken from `EventDate`, years and ratings outside 1..=65535), whose
+/// segments are then evaluated whole.
+#[test]
+fn years_and_ratings_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let game = |date: &str, white: &str, black: &str| {
+        let tag = |name: &str, v: &str| {
+            if v.is_empty() {
+                String::new()
+            } else {
+                format!("[{name} \"{v}\"]\n")
+            }
+        };
+        format!(
+            "[Event \"t\"]\n{}{}{}\n1. f3 e5 2. g4 Qh4# 0-1\n\n",
+            tag("Date", date),
+            tag("WhiteElo", white),
+            tag("BlackElo", black)
+        )
+    };
+    let clean: String = [
+        game("1851.06.21", "", ""),
+        game("1990.01.01", "2650", "2400"),
+        game("1999.??.??", "2600", "2599"),
+        game("2004.05.05", " 2700 ", "2701"),
+        game("????.??.??", "?", "2650"),
+        game("", "1", "100"),
+        game("2023.01.01", "65535", "99"),
+    ]
+    .concat();
+    // Each odd game in a database of its own, so none hides another.
+    let odd = [
+        game("-500.??.??", "99999", "-5"),
+        game("0000.01.01", "0", "2600"),
+        "[EventDate \"1995.??.??\"]\n[WhiteElo \"2601\"]\n\n1. e4 *\n\n".to_owned(),
+    ]
+    .map(|g| format!("{clean}{g}"));
+    let queries = [
+        "year > 1990",
+        "year >= 1990",
+        "year < 1900",
+        "year <= 0",
+        "year == 1995",
+        "year != 1999",
+        "not year > 1990",
+        "year < 1",
+        "year > 3000",
+        "elo white >= 2600",
+        "elo white > 2600",
+        "elo white < 2650",
+        "elo black == 2599",
+        "elo black != 2400",
+        "elo white > 65535",
+        "elo black < 1",
+        "2600 <= elo black",
+        "flipcolor { elo white >= 2650 }",
+        "not elo black >= 2600",
+        "mate year > 1900 elo white >= 2600",
+    ];
+    let dbs = [
+        ("clean", &clean),
+        ("odd values", &odd[0]),
+        ("zeros", &odd[1]),
+        ("event date", &odd[2]),
+    ];
+    for (name, text) in dbs {
+        let pgn = tmp.path().join(format!("{name}.pgn"));
+        std::fs::write(&pgn, text).unwrap();
+        let db = tmp.path().join(name);
+        index(&[pgn], &db);
+        for q in queries {
+            let q = format!("cql() {q}");
+            for variations in [false, true] {
+                compare(&q, &db, variations, &pruning_rules(), tmp.path())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+        }
+    }
+    // Where every value is the indexed one, a year or a rating on a band's edge is answered
+    // from the index alone.
+    let explain = |q: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+            .args(["explain", "--db"])
+            .arg(tmp.path().join("clean"))
+            .args(["-cql", q])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for q in ["year > 1990", "elo white >= 2600"] {
+        let text = explain(q);
+        assert!(text.contains("GameScan: "), "{text}");
+        assert!(text.contains("the index answers exactly"), "{text}");
     }
 }
 

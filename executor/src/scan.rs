@@ -9,7 +9,9 @@
 use std::time::Instant;
 
 use cqldb_planner::ast::CmpOp;
-use cqldb_planner::plan::{MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan};
+use cqldb_planner::plan::{
+    GameAttr, MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan,
+};
 use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
 use cqldb_storage::{Bitboards, BitmapKey, GameResult, MaterialSignature, PositionFlags, Segment};
@@ -113,6 +115,18 @@ impl<'a> SegmentScan<'a> {
                     Found::ALL
                 }
             }
+            Scan::GameRange { attr, lo, hi } => match self.value_keys(*attr, *lo, *hi) {
+                Some(keys) => Found::games(
+                    keys.iter()
+                        .map(|&k| self.seg.bitmap(k))
+                        .collect::<cqldb_storage::Result<Vec<_>>>()?
+                        .union(),
+                ),
+                None => {
+                    self.inexact = true;
+                    Found::ALL
+                }
+            },
             Scan::GameTag { tag, needle } => {
                 let seg = self.seg;
                 let games_of = |v: u32| seg.bitmap(BitmapKey::TagValue(v));
@@ -299,9 +313,15 @@ impl<'a> SegmentScan<'a> {
                 let games = self
                     .seg
                     .bitmap_len(BitmapKey::ResultTag(GameResult::from_pgn(r)));
-                let per_game = u64::from(self.layout.universe_len())
-                    / u64::from(self.layout.game_count().max(1));
-                Some(games.saturating_mul(per_game.max(1)))
+                Some(games.saturating_mul(self.positions_per_game()))
+            }
+            Scan::GameRange { attr, lo, hi } => {
+                let games: u64 = self
+                    .value_keys(*attr, *lo, *hi)?
+                    .iter()
+                    .map(|&k| self.seg.bitmap_len(k))
+                    .sum();
+                Some(games.saturating_mul(self.positions_per_game()))
             }
             Scan::Flag(f) => Some(self.seg.bitmap_len(BitmapKey::flag(flag(*f)))),
             Scan::Pieces { pieces, squares } => Some(
@@ -336,6 +356,39 @@ impl<'a> SegmentScan<'a> {
             }
             Scan::All | Scan::Empty | Scan::Not(_) | Scan::Moves { .. } | Scan::Ply(..) => None,
         }
+    }
+
+    /// The segment's average positions per game (at least one).
+    fn positions_per_game(&self) -> u64 {
+        (u64::from(self.layout.universe_len()) / u64::from(self.layout.game_count().max(1))).max(1)
+    }
+
+    /// The bitmaps of the games whose `attr` is in `lo..=hi` (whole bands for a rating), or
+    /// `None` where they are not the whole answer: a segment with games whose value lies
+    /// outside 0..=65535 (no bitmap holds them), or one written before the bitmaps held the
+    /// values a query reads.
+    fn value_keys(&self, attr: GameAttr, lo: u16, hi: u16) -> Option<Vec<BitmapKey>> {
+        let band = attr.band();
+        let (differs, first, last) = match attr {
+            GameAttr::Year => (
+                BitmapKey::YearOutside,
+                BitmapKey::Year(lo),
+                BitmapKey::Year(hi),
+            ),
+            GameAttr::WhiteElo | GameAttr::BlackElo => {
+                let c = Color::from_white(attr == GameAttr::WhiteElo);
+                (
+                    BitmapKey::EloOutside(c),
+                    BitmapKey::EloBand(c, lo / band),
+                    BitmapKey::EloBand(c, hi / band),
+                )
+            }
+        };
+        let trusted = self.seg.has_bitmap(differs) && self.seg.bitmap_len(differs) == 0;
+        trusted.then(|| match lo <= hi {
+            true => self.seg.keys_between(first, last),
+            false => Vec::new(),
+        })
     }
 
     /// The one stored bitmap `scan` is, if it is one (an exact material is one signature's).
@@ -653,6 +706,14 @@ mod tests {
                 tests.remove(missing);
                 prop_assert_eq!(fixed_signature(&tests), None);
             }
+        }
+    }
+
+    /// The planner's rating ranges are whole bands of the storage's.
+    #[test]
+    fn rating_bands_are_the_storage_s() {
+        for attr in [GameAttr::WhiteElo, GameAttr::BlackElo] {
+            assert_eq!(attr.band(), cqldb_storage::schema::ELO_BAND_WIDTH);
         }
     }
 

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use shakmaty::Color;
 
 use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
-use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult};
+use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, date_year, rating};
 
 pub use crate::bitmap_key::{BitmapKey, MIN_BOARD_REPEATS, move_bit};
 
@@ -78,18 +78,26 @@ impl BitmapBuilder {
         {
             add(BitmapKey::ResultTag(r));
         }
-        if meta.year > 0 {
-            add(BitmapKey::Year(meta.year));
+        // The year and ratings as a query reads them (not `meta`'s, which may come from
+        // `EventDate` and keep 0 for none).
+        let first = |name: &str| {
+            tags.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        if let Some(year) = first("Date").and_then(date_year) {
+            add(u16::try_from(year).map_or(BitmapKey::YearOutside, BitmapKey::Year));
         }
         if meta.eco > 0 {
             add(BitmapKey::Eco(meta.eco));
         }
-        for (color, elo) in [
-            (Color::White, meta.white_elo),
-            (Color::Black, meta.black_elo),
-        ] {
-            if elo > 0 {
-                add(BitmapKey::EloBand(color, elo / ELO_BAND_WIDTH));
+        for (color, tag) in [(Color::White, "WhiteElo"), (Color::Black, "BlackElo")] {
+            if let Some(elo) = first(tag).and_then(rating) {
+                add(
+                    u16::try_from(elo).map_or(BitmapKey::EloOutside(color), |elo| {
+                        BitmapKey::EloBand(color, elo / ELO_BAND_WIDTH)
+                    }),
+                );
             }
         }
     }
@@ -131,8 +139,13 @@ impl BitmapBuilder {
             BitmapKey::MOVES_MARKER.to_u64(),
             serialize_runs_with(&[], &mut buffers),
         ));
-        for r in RESULTS {
-            let key = BitmapKey::ResultTag(r).to_u64();
+        // Keys a segment has even when empty: their presence says what it was written with.
+        let markers = RESULTS
+            .into_iter()
+            .map(BitmapKey::ResultTag)
+            .chain([BitmapKey::YearOutside])
+            .chain(Color::ALL.map(BitmapKey::EloOutside));
+        for key in markers.map(BitmapKey::to_u64) {
             if !entries.iter().any(|(k, _)| *k == key) {
                 entries.push((key, serialize_runs_with(&[], &mut buffers)));
             }

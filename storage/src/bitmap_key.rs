@@ -28,12 +28,23 @@ pub enum BitmapKey {
     /// [`GameResult::Unknown`]): what CQL's `result` tests. A segment written since these
     /// exist has all four, empty ones included: a segment without them predates them.
     ResultTag(GameResult),
-    /// Games from this year.
+    /// Games whose year, as a query reads it ([`date_year`](crate::schema::date_year) of the
+    /// first `Date` tag), is this one.
     Year(u16),
+    /// Games whose year as a query reads it is outside 0..=65535 (`"-500.??.??"`): no
+    /// [`BitmapKey::Year`] holds them. A segment written since these exist has one, maybe
+    /// empty; a segment without one has year bitmaps from `Date`, else `EventDate`, which a
+    /// query cannot use.
+    YearOutside,
     /// Games with this ECO code (packed as in [`GameMeta::eco`]).
     Eco(u16),
-    /// Games whose player of this colour has an Elo in this band (`elo / 100`).
+    /// Games whose rating of this colour, as a query reads it ([`rating`](crate::schema::rating)
+    /// of the first `WhiteElo` or `BlackElo` tag), is in this band (`elo / 100`).
     EloBand(Color, u16),
+    /// Games whose rating of this colour as a query reads it is outside 0..=65535: no
+    /// [`BitmapKey::EloBand`] holds them. A segment written since these exist has both, maybe
+    /// empty.
+    EloOutside(Color),
     /// Games with this tag value (its number in the segment's tag index, see `tags/`).
     TagValue(u32),
     /// Positions whose reaching move (`bit < 32`) or some leaving move (`bit - 32`) has a move
@@ -64,8 +75,10 @@ impl BitmapKey {
             Self::Result(_)
                 | Self::ResultTag(_)
                 | Self::Year(_)
+                | Self::YearOutside
                 | Self::Eco(_)
                 | Self::EloBand(..)
+                | Self::EloOutside(_)
                 | Self::TagValue(_)
         )
     }
@@ -97,8 +110,10 @@ impl BitmapKey {
             Self::Result(r) => (4, r as u64),
             Self::ResultTag(r) => (4, RESULT_TAG | r as u64),
             Self::Year(y) => (5, u64::from(y)),
+            Self::YearOutside => (5, DIFFERS),
             Self::Eco(e) => (6, u64::from(e)),
             Self::EloBand(c, b) => (7, (c as u64) << 16 | u64::from(b)),
+            Self::EloOutside(c) => (7, DIFFERS | (c as u64) << 16),
             Self::TagValue(v) => (8, u64::from(v)),
             Self::Move(b) => (9, u64::from(b)),
             Self::Board(h) => (10, h & ((1 << 56) - 1)),
@@ -120,8 +135,10 @@ impl BitmapKey {
             3 => Self::Material(MaterialSignature(v)),
             4 if v & RESULT_TAG != 0 => Self::ResultTag(GameResult::from_u8(v as u8)),
             4 => Self::Result(GameResult::from_u8(v as u8)),
-            5 => Self::Year(v as u16),
+            5 if v == DIFFERS => Self::YearOutside,
+            5 => Self::Year(u16::try_from(v).ok()?),
             6 => Self::Eco(v as u16),
+            7 if v & DIFFERS != 0 => Self::EloOutside(Color::from_white(v >> 16 & 1 == 1)),
             7 => Self::EloBand(Color::from_white(v >> 16 & 1 == 1), v as u16),
             8 => Self::TagValue(u32::try_from(v).ok()?),
             9 => Self::Move(u8::try_from(v).ok().filter(|&b| b < 64)?),
@@ -134,6 +151,10 @@ impl BitmapKey {
 
 /// Marks a [`BitmapKey::ResultTag`] among the result keys.
 const RESULT_TAG: u64 = 0x100;
+
+/// Marks [`BitmapKey::YearOutside`] and [`BitmapKey::EloOutside`] among the year and Elo keys:
+/// past every value, so a range of values is a run of keys without them.
+const DIFFERS: u64 = 1 << 17;
 
 /// The bit of a move-feature bitmap key: reaching features first, leaving ones from 32.
 pub fn move_bit(side: MoveSide, feature_bit: u8) -> u8 {

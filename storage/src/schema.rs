@@ -651,6 +651,20 @@ impl GameMeta {
 /// Width of an Elo band in the game bitmaps (`EloBand(c, 25)` = 2500..2599).
 pub const ELO_BAND_WIDTH: u16 = 100;
 
+/// The year a `Date` tag's value names, as queries read it: its first four characters as a
+/// number (`"1851.06.21"` → 1851, `"-500.??.??"` → −500, `"????.??.??"` → none). The year
+/// bitmaps hold it (not [`GameMeta::year`], which falls back to `EventDate`).
+pub fn date_year(date: &str) -> Option<i64> {
+    date.get(..4)?.parse().ok()
+}
+
+/// A rating tag's value (`WhiteElo`, `BlackElo`) as queries read it: the trimmed text as a
+/// number. The rating bitmaps hold it (`"0"` too, which [`GameMeta::white_elo`] keeps as
+/// none).
+pub fn rating(value: &str) -> Option<i64> {
+    value.trim().parse().ok()
+}
+
 /// Castling side helper used by the board replay.
 pub(crate) fn castle_side(king: Square, rook: Square) -> CastlingSide {
     if rook.file() > king.file() {

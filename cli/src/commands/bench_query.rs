@@ -14,7 +14,7 @@ use cqldb_storage::Database;
 
 /// The benchmark's queries: (what it exercises, CQL body). The first ones the index answers
 /// or narrows; the last ones it cannot help.
-pub const QUERIES: [(&str, &str); 19] = [
+pub const QUERIES: [(&str, &str); 21] = [
     ("flag: mate", "mate"),
     ("flag: stalemate", "stalemate"),
     ("flag: check (broad)", "check"),
@@ -28,6 +28,8 @@ pub const QUERIES: [(&str, &str); 19] = [
     ("tag: player white", "player white \"Capablanca\""),
     ("tag: event", "event \"Olympiad\""),
     ("result and flag", "result 0-1 mate"),
+    ("ratings", "elo white >= 2700 elo black >= 2700"),
+    ("year and flag", "year < 1900 mate"),
     ("flipcolor", "flipcolor { Pa-h7 check }"),
     ("tag and flag", "mate player \"Carlsen\""),
     ("pieces and geometry", "mate Qh7 flipcolor { B attacks k }"),

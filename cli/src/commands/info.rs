@@ -32,8 +32,10 @@ pub fn render(db: &Database) -> Result<String> {
                 BitmapKey::Result(_)
                 | BitmapKey::ResultTag(_)
                 | BitmapKey::Year(_)
+                | BitmapKey::YearOutside
                 | BitmapKey::Eco(_)
                 | BitmapKey::EloBand(..)
+                | BitmapKey::EloOutside(_)
                 | BitmapKey::TagValue(_) => 5,
                 BitmapKey::Board(_) => 6,
                 BitmapKey::BoardIndex(_) => 7,

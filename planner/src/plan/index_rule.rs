@@ -159,7 +159,7 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
     let [(op, second)] = rest else {
         return Bounds::unknown();
     };
-    if let Some(b) = tree_depth(first, *op, second) {
+    if let Some(b) = compare_number(first, *op, second) {
         return b;
     }
     let board_count = |n: &Node| -> Option<u16> {
@@ -187,13 +187,15 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
     Bounds::exact(Scan::Material(vec![MaterialTest { pieces, op, count }]))
 }
 
-/// `ply op N`, `depth op N`, `movenumber op N` (either way round): the filter's own rule for
-/// comparisons with a number.
-fn tree_depth(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
+/// `ply op N`, `depth op N`, `movenumber op N`, `year op N`, `elo white op N` (either way
+/// round): the filter's own rule for comparisons with a number.
+fn compare_number(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
     let rule = |e: &Expr, op: CmpOp, n: i64| match e {
         Expr::Ply => filter::ply::compare_bounds(op, n),
         Expr::Depth => filter::depth::compare_bounds(op, n),
         Expr::MoveNumber => filter::move_number::compare_bounds(op, n),
+        Expr::Year => Some(filter::year::compare_bounds(op, n)),
+        Expr::Elo(white) => Some(filter::elo::compare_bounds(*white, op, n)),
         _ => None,
     };
     match (&first.expr, &second.expr) {

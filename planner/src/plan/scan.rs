@@ -165,6 +165,46 @@ pub enum MoveOf {
     MainLineNext,
 }
 
+/// A game attribute with a bitmap per value, read from the tags as the query reads them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameAttr {
+    /// The year of the `Date` tag (`year`).
+    Year,
+    /// White's rating (`elo white`).
+    WhiteElo,
+    /// Black's rating (`elo black`).
+    BlackElo,
+}
+
+impl GameAttr {
+    /// How it is written in CQL.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Year => "year",
+            Self::WhiteElo => "elo white",
+            Self::BlackElo => "elo black",
+        }
+    }
+
+    /// The same attribute of the other side.
+    pub fn flip_colors(self) -> Self {
+        match self {
+            Self::Year => Self::Year,
+            Self::WhiteElo => Self::BlackElo,
+            Self::BlackElo => Self::WhiteElo,
+        }
+    }
+
+    /// The values one bitmap holds: a year each, ratings in bands of a hundred (the storage's
+    /// band width, which the executor's tests check).
+    pub fn band(self) -> u16 {
+        match self {
+            Self::Year => 1,
+            Self::WhiteElo | Self::BlackElo => 100,
+        }
+    }
+}
+
 /// A set of positions an index can produce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scan {
@@ -190,6 +230,19 @@ pub enum Scan {
     /// The positions of games whose (first) `Result` tag is exactly this (`1-0`, `0-1`,
     /// `1/2-1/2`, `*`), as CQL's `result` filter tests.
     GameResult(String),
+    /// The positions of games whose attribute has a value in `lo..=hi` (for a banded
+    /// attribute, whole bands: `lo` and `hi + 1` multiples of its band, or `hi` the last
+    /// value; `1..=0` where no value within 0..=65535 passes). A value outside 0..=65535 has
+    /// no bitmap: a segment holding a game with one answers no bound for this scan, and its
+    /// games are all evaluated.
+    GameRange {
+        /// The attribute.
+        attr: GameAttr,
+        /// Lowest value.
+        lo: u16,
+        /// Highest value.
+        hi: u16,
+    },
     /// The positions of games whose tag `tag` may contain `needle` (the tag index's words;
     /// a superset), or of every game when the index keeps no words for that tag.
     GameTag {
@@ -281,6 +334,7 @@ impl Scan {
             // Whole-game sets are their own game closure.
             x @ (Scan::GameNumbers(..)
             | Scan::GameResult(_)
+            | Scan::GameRange { .. }
             | Scan::GameTag { .. }
             | Scan::GamesWith(_)) => x,
             x => Scan::GamesWith(Box::new(x)),
@@ -316,6 +370,7 @@ impl Scan {
             | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
+            | Scan::GameRange { .. }
             | Scan::GameTag { .. }
             | Scan::Moves { .. }
             | Scan::Ply(..) => self.clone(),
@@ -345,6 +400,13 @@ impl Scan {
             ),
             Scan::GameNumbers(lo, hi) => format!("GameScan: gamenumber {lo}..={hi}"),
             Scan::GameResult(r) => format!("GameScan: result {r}"),
+            Scan::GameRange { attr, lo, hi } if lo > hi => {
+                format!("GameScan: {} outside 0..=65535", attr.name())
+            }
+            Scan::GameRange { attr, lo, hi } if *hi == u16::MAX => {
+                format!("GameScan: {} >= {lo}", attr.name())
+            }
+            Scan::GameRange { attr, lo, hi } => format!("GameScan: {} {lo}..={hi}", attr.name()),
             Scan::GameTag { tag, needle } => format!("TagScan: {tag} contains {needle:?}"),
             Scan::Moves { of, traits } => format!(
                 "IndexScan: {} move {}",
@@ -392,6 +454,11 @@ impl Scan {
             Scan::Flag(PositionFlag::WhiteToMove) => {
                 Scan::complement(Scan::Flag(PositionFlag::WhiteToMove))
             }
+            Scan::GameRange { attr, lo, hi } => Scan::GameRange {
+                attr: attr.flip_colors(),
+                lo: *lo,
+                hi: *hi,
+            },
             Scan::And(xs) => Scan::And(xs.iter().map(Scan::flip_colors).collect()),
             Scan::Or(xs) => Scan::Or(xs.iter().map(Scan::flip_colors).collect()),
             Scan::Not(x) => Scan::complement(x.flip_colors()),
@@ -437,6 +504,7 @@ impl Scan {
             | Scan::Material(_)
             | Scan::GameNumbers(..)
             | Scan::GameResult(_)
+            | Scan::GameRange { .. }
             | Scan::GameTag { .. }
             | Scan::Moves { .. }
             | Scan::Ply(..) => Vec::new(),

@@ -173,6 +173,19 @@ impl Segment {
             .collect()
     }
 
+    /// The keys the segment has from `first` to `last` (both included), in key order: the
+    /// values of one attribute with bitmaps (`Year(1990)..=Year(1999)`), found by two searches.
+    pub fn keys_between(&self, first: BitmapKey, last: BitmapKey) -> Vec<BitmapKey> {
+        let keys = &self.data().bitmap_keys;
+        let (a, b) = (first.to_u64(), last.to_u64());
+        let from = keys.partition_point(|k| k.to_native() < a);
+        let to = keys.partition_point(|k| k.to_native() <= b);
+        keys[from..to.max(from)]
+            .iter()
+            .filter_map(|k| BitmapKey::from_u64(k.to_native()))
+            .collect()
+    }
+
     /// Every bitmap's key and byte size.
     pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
         let d = self.data();

@@ -73,6 +73,7 @@ pub fn simplify(s: &Scan) -> Scan {
         | Scan::Material(_)
         | Scan::GameNumbers(..)
         | Scan::GameResult(_)
+        | Scan::GameRange { .. }
         | Scan::GameTag { .. }
         | Scan::Moves { .. }
         | Scan::Ply(..) => s.clone(),

@@ -1,7 +1,7 @@
 //! `skip_unselective`: no index scan when it would not narrow the games.
 
 use super::{Draft, Residual, Rule};
-use crate::plan::{MoveTraits, PositionFlag, Scan};
+use crate::plan::{GameAttr, MoveTraits, PositionFlag, Scan};
 
 /// When the candidates would be nearly every game, the scan only adds its own cost to a full
 /// scan, so pruning is dropped. The estimate is static (rough shares measured on a large real
@@ -68,6 +68,7 @@ pub fn position_share(s: &Scan) -> f64 {
             (width.min(above) / 80.0).min(1.0)
         }
         Scan::GameResult(_) => 0.4,
+        Scan::GameRange { attr, lo, hi } => value_share(*attr, *lo, *hi),
         Scan::GameNumbers(lo, hi) => (0.000_1 * (hi - lo + 1).max(0) as f64).min(1.0),
         Scan::And(xs) => xs.iter().map(position_share).product(),
         Scan::Or(xs) => xs.iter().map(position_share).sum::<f64>().min(1.0),
@@ -75,6 +76,18 @@ pub fn position_share(s: &Scan) -> f64 {
         Scan::GamesWith(x) => game_share(x),
         Scan::Board { otherwise, .. } => position_share(otherwise),
     }
+}
+
+/// The estimated share of games whose year or rating is in `lo..=hi`: most games have a
+/// year from 1850 to 2030 and ratings from 1000 to 3000, spread evenly (a rough guess), and
+/// some have none.
+fn value_share(attr: GameAttr, lo: u16, hi: u16) -> f64 {
+    let (from, to) = match attr {
+        GameAttr::Year => (1850.0, 2030.0),
+        GameAttr::WhiteElo | GameAttr::BlackElo => (1000.0, 3000.0),
+    };
+    let covered = (f64::from(hi).min(to) - f64::from(lo).max(from) + 1.0).max(0.0);
+    (0.7 * covered / (to - from + 1.0)).clamp(0.001, 1.0)
 }
 
 /// The estimated share of positions whose move has one of the facts (per move in real games:
