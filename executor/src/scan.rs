@@ -369,7 +369,7 @@ impl<'a> SegmentScan<'a> {
     /// values a query reads.
     fn value_keys(&self, attr: GameAttr, lo: u16, hi: u16) -> Option<Vec<BitmapKey>> {
         let band = attr.band();
-        let (differs, first, last) = match attr {
+        let (outside, first, last) = match attr {
             GameAttr::Year => (
                 BitmapKey::YearOutside,
                 BitmapKey::Year(lo),
@@ -384,10 +384,15 @@ impl<'a> SegmentScan<'a> {
                 )
             }
         };
-        let trusted = self.seg.has_bitmap(differs) && self.seg.bitmap_len(differs) == 0;
-        trusted.then(|| match lo <= hi {
-            true => self.seg.keys_between(first, last),
-            false => Vec::new(),
+        // The marker is written empty where no value lies outside: its presence says the
+        // segment's bitmaps hold the values queries read.
+        if !self.seg.has_bitmap(outside) || self.seg.bitmap_len(outside) > 0 {
+            return None;
+        }
+        Some(if lo <= hi {
+            self.seg.keys_between(first, last)
+        } else {
+            Vec::new()
         })
     }
 
