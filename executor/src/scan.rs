@@ -240,6 +240,16 @@ impl<'a> SegmentScan<'a> {
                 break;
             }
             let mut at = starts[i];
+            // `and not` one stored bitmap: its members are cleared from a dense running set,
+            // with no complement made (`mainline and not check`).
+            if let (Some(Positions::Dense(d)), Scan::Not(inner)) = (&mut acc.positions, &xs[i])
+                && let Some(key) = self.single_key(inner)
+            {
+                let t = Instant::now();
+                self.seg.bitmap_and_not_dense(key, d)?;
+                self.record(stats, at, &acc, t);
+                continue;
+            }
             if let Some(key) = self.single_key(&xs[i]) {
                 let t = Instant::now();
                 match &mut acc.positions {

@@ -107,6 +107,38 @@ pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
     kept
 }
 
+/// Removes the members of `b` from `dense` (`dense and not b`), container by container: the
+/// complement of `b` is never made (a pass over every word to toggle, then one to intersect).
+pub(crate) fn and_not_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
+    let len = dense.len();
+    for (key, c) in b.containers() {
+        let base = usize::from(key) << 16;
+        if base >= len {
+            break;
+        }
+        let slice = dense.as_mut_slice();
+        match c {
+            ContainerBytes::Bitset(words) => {
+                combine(slice, base, u64s(words), |d, w| *d &= !w);
+            }
+            ContainerBytes::Array(values) => {
+                for v in u16s(values) {
+                    let x = base + usize::from(v);
+                    if let Some(d) = slice.get_mut(x / WORD) {
+                        *d &= !(1 << (x % WORD));
+                    }
+                }
+            }
+            ContainerBytes::Runs(runs) => {
+                for (start, extra) in pairs(runs) {
+                    let from = base + usize::from(start);
+                    clear(dense, from, from + usize::from(extra) + 1);
+                }
+            }
+        }
+    }
+}
+
 /// The words of `slice` that hold the container starting at bit `base`.
 fn container_words(slice: &[usize], base: usize) -> (usize, usize) {
     let from = (base / WORD).min(slice.len());
@@ -240,7 +272,7 @@ mod tests {
     }
 
     proptest! {
-        /// `or` and `and` from the stored bytes give what roaring gives, for bitsets, runs and
+        /// `or`, `and` and `and not` from the stored bytes give what roaring gives, for bitsets, runs and
         /// arrays, over a set that ends inside a container or a word.
         #[test]
         fn dense_reads_agree_with_roaring(
@@ -271,6 +303,10 @@ mod tests {
             or_into(&parsed, &mut ored);
             prop_assert_eq!(members(&ored), (&before | &b) & &universe);
             prop_assert_eq!(ored.count_ones(..) as u64, ((&before | &b) & &universe).len());
+
+            let mut without = dense.clone();
+            and_not_into(&parsed, &mut without);
+            prop_assert_eq!(members(&without), &before - &b);
 
             let mut anded = dense;
             let kept = and_into(&parsed, &mut anded);

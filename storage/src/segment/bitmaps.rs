@@ -1,6 +1,7 @@
 //! A segment's bitmaps: reading one whole, partially ([`Segment::bitmap_and`]), by looking
 //! positions up in its stored bytes ([`Segment::bitmap_filter`]) or into a dense set
-//! ([`Segment::bitmap_or_dense`], [`Segment::bitmap_and_dense`]), its size from its header, and
+//! ([`Segment::bitmap_or_dense`], [`Segment::bitmap_and_dense`],
+//! [`Segment::bitmap_and_not_dense`]), its size from its header, and
 //! which keys the segment has. Each bitmap's checksum is checked on its first read.
 
 use std::sync::atomic::Ordering;
@@ -90,6 +91,14 @@ impl Segment {
                 0
             }
         })
+    }
+
+    /// Removes from `dense` the members of `key`'s bitmap, read from the stored bytes.
+    pub fn bitmap_and_not_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
+        if let Some(blob) = self.bitmap_blob(key)? {
+            crate::bitmap_dense::and_not_into(&self.parsed(key, blob)?, dense);
+        }
+        Ok(())
     }
 
     fn parsed<'b>(&self, key: BitmapKey, blob: &'b [u8]) -> Result<StoredBitmap<'b>> {
