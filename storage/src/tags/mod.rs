@@ -117,6 +117,8 @@ fn tags_error(message: String) -> StorageError {
 
 /// Writes the tag index of one segment.
 pub struct TagWriter {
+    /// The index's directory.
+    dir: std::path::PathBuf,
     writer: IndexWriter,
     fields: Fields,
     /// Value number of each distinct `name \0 value`.
@@ -135,6 +137,7 @@ impl TagWriter {
         register_tokenizer(&index);
         let writer = index.writer_with_num_threads(1, WRITER_HEAP)?;
         Ok(Self {
+            dir: dir.to_owned(),
             writer,
             fields,
             ids: FxHashMap::default(),
@@ -197,7 +200,22 @@ impl TagWriter {
     /// each value number, the games that carry it, for the segment's bitmaps.
     pub fn finish(mut self) -> Result<Vec<Vec<u32>>> {
         self.writer.commit()?;
+        let index = self.writer.index().clone();
         self.writer.wait_merging_threads()?;
+        // The text fields' words, for searches inside words (see `tag_words.rs`): written once
+        // the index is complete, so no merge of tantivy's can remove the file.
+        let searcher = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()?
+            .searcher();
+        let lists = self
+            .fields
+            .text
+            .iter()
+            .map(|&field| WordList::read(&searcher, field))
+            .collect::<Result<Vec<_>>>()?;
+        crate::tag_words::save(&self.dir, &lists)?;
         Ok(self.games)
     }
 }
@@ -210,8 +228,12 @@ pub struct TagReader {
     /// One searcher for the reader's life: a segment's tag index never changes once written,
     /// and opening a reader per search (with its reload watcher) cost more than the search.
     searcher: Searcher,
-    /// Each text field's words, read on the first search inside words.
+    /// Each text field's words, read on the first search inside words: from the index's saved
+    /// lists, or from its term dictionaries where it has none.
     words: [std::sync::OnceLock<WordList>; TEXT_TAGS.len()],
+    /// The saved word lists ([`crate::tag_words::WORDS_FILE`]), read on the first search inside
+    /// words (`None`: the index has none, or not of this format).
+    saved: std::sync::OnceLock<Option<Vec<WordList>>>,
 }
 
 impl TagReader {
@@ -253,6 +275,7 @@ impl TagReader {
             fields,
             searcher,
             words: Default::default(),
+            saved: std::sync::OnceLock::new(),
         })
     }
 
@@ -348,7 +371,7 @@ impl TagReader {
         needle: &str,
         games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
     ) -> Result<Option<RoaringBitmap>> {
-        use tantivy::query::{BooleanQuery, Query, TermQuery, TermSetQuery};
+        use tantivy::query::{BooleanQuery, Query, TermQuery};
         use tantivy::schema::IndexRecordOption;
         use tantivy::tokenizer::TokenStream;
         let Some(i) = TEXT_TAGS.iter().position(|t| *t == tag) else {
@@ -366,12 +389,15 @@ impl TagReader {
                         tantivy::Term::from_field_text(field, &t.text),
                         IndexRecordOption::Basic,
                     )),
-                    placement => Box::new(TermSetQuery::new(
-                        self.words(i, field)?
+                    placement => {
+                        let terms: Vec<tantivy::Term> = self
+                            .words(i, field)?
                             .matching(&t.text, placement)
                             .into_iter()
-                            .map(|w| tantivy::Term::from_field_text(field, w)),
-                    )),
+                            .map(|w| tantivy::Term::from_field_text(field, w))
+                            .collect();
+                        any_term(terms)
+                    }
                 };
             parts.push((tantivy::query::Occur::Must, q));
         }
@@ -412,11 +438,42 @@ impl TagReader {
 
     /// The words of text field `i` (`field`), read on first use.
     fn words(&self, i: usize, field: Field) -> Result<&WordList> {
+        let saved = self.saved.get_or_init(|| crate::tag_words::load(&self.dir));
+        if let Some(list) = saved
+            .as_ref()
+            .filter(|lists| lists.len() == TEXT_TAGS.len())
+            .and_then(|lists| lists.get(i))
+        {
+            return Ok(list);
+        }
         let cell = &self.words[i];
         if let Some(w) = cell.get() {
             return Ok(w);
         }
         let words = WordList::read(&self.searcher, field)?;
         Ok(cell.get_or_init(|| words))
+    }
+}
+
+/// Documents with any of `terms`. A term set query builds a finite-state automaton of its
+/// terms, and the builder's zeroed tables cost more than the search (about a twentieth of
+/// writing a player's 1,141 games as a command); a handful of terms, what a needle's word
+/// usually fits, is a disjunction of term queries instead.
+fn any_term(terms: Vec<tantivy::Term>) -> Box<dyn tantivy::query::Query> {
+    use tantivy::query::{BooleanQuery, EmptyQuery, Occur, Query, TermQuery, TermSetQuery};
+    const FEW: usize = 16;
+    match terms.len() {
+        0 => Box::new(EmptyQuery),
+        1..=FEW => Box::new(BooleanQuery::new(
+            terms
+                .into_iter()
+                .map(|t| {
+                    let q: Box<dyn Query> =
+                        Box::new(TermQuery::new(t, tantivy::schema::IndexRecordOption::Basic));
+                    (Occur::Should, q)
+                })
+                .collect(),
+        )),
+        _ => Box::new(TermSetQuery::new(terms)),
     }
 }
