@@ -7,11 +7,12 @@ use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
 use cqldb_executor::Game;
+use cqldb_executor::estimate::estimate;
 use cqldb_executor::execute::{ExecOptions, Source as ExecSource, execute_games, execute_with};
 use cqldb_executor::sink::{self, Sink, open_output};
 use cqldb_indexer::Input;
 use cqldb_planner::plan::rules::optimize;
-use cqldb_planner::plan::{LogicalPlan, PhysicalPlan, SinkKind};
+use cqldb_planner::plan::{LogicalPlan, PhysicalPlan, RunStats, SinkKind};
 use cqldb_storage::Database;
 
 /// Where the games come from.
@@ -155,6 +156,18 @@ fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
         query.header.variations = false;
     }
     Ok(query)
+}
+
+/// `plan` (made for `r`) as `EXPLAIN` prints it: over a database with each scan operator's
+/// estimates from the stored bitmaps' headers, and with what a run measured when `stats` is
+/// given (`--analyze`).
+pub fn explain(r: &CqlRun, plan: &PhysicalPlan, stats: Option<&RunStats>) -> Result<String> {
+    let estimates = match (&plan.candidates, &r.source) {
+        (Some(scan), Source::Db(dir)) => estimate(&Database::open(dir)?, scan),
+        (Some(scan), Source::Open(db)) => estimate(db, scan),
+        (None, _) | (_, Source::Pgn(_)) => Vec::new(),
+    };
+    Ok(plan.explain(&r.query, &estimates, stats))
 }
 
 /// Plans the query and runs it.

@@ -507,6 +507,24 @@ fn cql_errors_point_at_the_span() {
         err.contains('┬') || err.contains('^'),
         "caret under the span: {err}"
     );
+    // A file naming its input in the header, as classic query files do: the query's own error
+    // comes first, not "no input" (the header cannot be read from a query that does not parse),
+    // and no output file is made.
+    std::fs::write(
+        &q,
+        "cql(input games.pgn output out.pgn)\nmate ; old comment\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cqldb"))
+        .args(["cql", "q.cql"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("q.cql:2:6"), "{err}");
+    assert!(!err.contains("no input"), "{err}");
+    assert!(!dir.path().join("out.pgn").exists());
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! games to a sink.
 //!
 //! Owns the operators: [`execute`] (the one entry point of the binary, the tests and the
-//! benchmarks), index scans over a segment's bitmaps ([`scan`]), game sources ([`source`]: PGN
+//! benchmarks), index scans over a segment's bitmaps ([`scan`]) and their estimates from the bitmaps'
+//! headers ([`estimate`]), game sources ([`source`]: PGN
 //! read on the fly, or a database's segments), the residual walk (each candidate game through
 //! the CQL engine, units of games on every core, handed over in order: [`ordered`]), sinks ([`sink`]: PGN, JSON, CSV, count) with PGN output
 //! ([`output`]), and GTQL's single-pass evaluator ([`gtql`]). What a CQL filter means at a
@@ -10,6 +11,7 @@
 //! and `cqldb_planner::filter`); this crate decides which games and positions it runs on. It
 //! does not parse queries or plan them, nor know the command line.
 
+pub mod estimate;
 pub mod execute;
 pub mod found;
 pub mod gtql;

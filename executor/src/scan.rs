@@ -22,6 +22,15 @@ use crate::positions::{DENSE, Positions, few_to_roaring};
 use fixedbitset::FixedBitSet;
 use shakmaty::{Color, Role, Square};
 
+/// The size of a leaf scan in one segment, from its stored bitmaps' headers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StoredSize {
+    /// A set of positions of this size.
+    Positions(u64),
+    /// A set of whole games, this many.
+    Games(u64),
+}
+
 /// A segment ready for scans.
 pub struct SegmentScan<'a> {
     seg: &'a Segment,
@@ -366,6 +375,68 @@ impl<'a> SegmentScan<'a> {
             }
             Scan::All | Scan::Empty | Scan::Not(_) | Scan::Moves { .. } | Scan::Ply(..) => None,
         }
+    }
+
+    /// What the stored bitmaps' headers say of the size of a leaf `scan`, read without
+    /// decoding a bitmap (`EXPLAIN`'s estimates): positions for a read of position bitmaps,
+    /// games for a set of whole games; `None` for a composite scan and for what the headers
+    /// cannot tell (a tag search, a ply range, a segment without the bitmaps).
+    pub(crate) fn stored_size(&mut self, scan: &Scan) -> Option<StoredSize> {
+        let universe = u64::from(self.layout.universe_len());
+        match scan {
+            Scan::Flag(_) | Scan::Pieces { .. } | Scan::Material(_) => self
+                .estimated_len(scan)
+                .map(|n| StoredSize::Positions(n.min(universe))),
+            // A placement's own bitmap, if the segment keeps one (else its input tells).
+            Scan::Board { .. } => self
+                .single_key(scan)
+                .map(|key| StoredSize::Positions(self.seg.bitmap_len(key))),
+            Scan::GameNumbers(lo, hi) => Some(StoredSize::Games(self.game_numbers(*lo, *hi).len())),
+            Scan::GameResult(r) => {
+                let key = BitmapKey::ResultTag(GameResult::from_pgn(r));
+                self.seg
+                    .has_bitmap(key)
+                    .then(|| StoredSize::Games(self.seg.bitmap_len(key)))
+            }
+            Scan::GameRange { attr, lo, hi } => {
+                let keys = self.value_keys(*attr, *lo, *hi)?;
+                Some(StoredSize::Games(
+                    keys.iter().map(|&k| self.seg.bitmap_len(k)).sum(),
+                ))
+            }
+            Scan::Moves { of, traits } => {
+                let indexed = *of == MoveOf::Leaving || traits.0 & !MoveFeature::REACHED_KEPT == 0;
+                if !indexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
+                    return None;
+                }
+                let side = match of {
+                    MoveOf::Leaving => MoveSide::Leaving,
+                    MoveOf::Reached | MoveOf::MainLineNext => MoveSide::Reached,
+                };
+                let len: u64 = (0..MoveFeature::COUNT)
+                    .filter(|&b| traits.0 >> b & 1 == 1)
+                    .filter_map(MoveFeature::from_bit)
+                    .map(|f| self.seg.bitmap_len(BitmapKey::move_feature(side, f)))
+                    .sum();
+                Some(StoredSize::Positions(len.min(universe)))
+            }
+            Scan::All
+            | Scan::Empty
+            | Scan::GameTag { .. }
+            | Scan::Ply(..)
+            | Scan::And(_)
+            | Scan::Or(_)
+            | Scan::Not(_)
+            | Scan::GamesWith(_) => None,
+        }
+    }
+
+    /// The segment's positions and games.
+    pub(crate) fn size(&self) -> (u64, u64) {
+        (
+            u64::from(self.layout.universe_len()),
+            u64::from(self.layout.game_count()),
+        )
     }
 
     /// The segment's average positions per game (at least one).

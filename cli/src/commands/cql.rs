@@ -69,6 +69,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.virtualmainline {
         query.push_str("\nvirtualmainline");
     }
+    // A malformed query is reported first, at its span: its header's input and output cannot
+    // be read either, and "no input" would hide the real fault.
+    let parsed = match cqldb_planner::parse(&query) {
+        Ok(q) => q,
+        Err(e) => {
+            eprintln!("{:?}", e.report(&name, &query));
+            return Ok(ExitCode::from(1));
+        }
+    };
     let source = match (&a.pgn, &a.db) {
         (Some(p), None) => Source::Pgn(Input::parse(p)),
         (None, Some(d)) => Source::Db(d.clone()),
@@ -77,11 +86,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         (None, None) => {
             // The header's `input` is the last resort, as in the reference program.
-            match cqldb_planner::parse(&query)
-                .ok()
-                .and_then(|q| q.header.input)
-            {
-                Some(i) => Source::Pgn(Input::parse(&i)),
+            match &parsed.header.input {
+                Some(i) => Source::Pgn(Input::parse(i)),
                 None => {
                     return Err(cqldb::Usage(
                         "no input: give --pgn FILE (or -i FILE) or --db DIR".into(),
@@ -97,13 +103,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let output = if a.count || a.explain {
         None
     } else {
-        let header = cqldb_planner::parse(&query)
-            .ok()
-            .and_then(|q| q.header.output);
         Some(
             a.output
                 .clone()
-                .or_else(|| header.map(PathBuf::from))
+                .or_else(|| parsed.header.output.as_ref().map(PathBuf::from))
                 .unwrap_or_else(|| default_output(a.file.as_deref(), a.format)),
         )
     };
@@ -123,9 +126,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         analyze: a.analyze,
     };
     if a.explain && !a.analyze {
-        return match cqldb::cql::plan(&run) {
-            Ok(plan) => {
-                print!("{}", plan.explain(&run.query, None));
+        return match cqldb::cql::plan(&run).and_then(|plan| cqldb::cql::explain(&run, &plan, None))
+        {
+            Ok(text) => {
+                print!("{text}");
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
@@ -168,7 +172,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.explain
         && let Some(plan) = &summary.plan
     {
-        print!("{}", plan.explain(&run.query, Some(&summary.stats)));
+        print!("{}", cqldb::cql::explain(&run, plan, Some(&summary.stats))?);
         println!(
             "Total: {} matching games, {:.2} ms",
             summary.matched.len(),

@@ -210,6 +210,9 @@ fn query(a: Args) -> Result<ExitCode> {
             } else {
                 cqldb_executor::gtql::games::candidates(&queries)
             };
+            let estimates = scan.as_ref().map_or_else(Vec::new, |s| {
+                cqldb_executor::estimate::estimate(&database, s)
+            });
             if a.explain && a.analyze {
                 let mut pass =
                     ParallelPass::new(queries.clone(), names.columns(), false, 0, a.threads);
@@ -229,9 +232,10 @@ fn query(a: Args) -> Result<ExitCode> {
                 }
                 print!(
                     "{}",
-                    cqldb_planner::plan::gtql::explain_analyzed(
+                    cqldb_planner::plan::gtql::explain(
                         &texts,
                         scan.as_ref(),
+                        &estimates,
                         Some(&stats)
                     )
                 );
@@ -240,7 +244,7 @@ fn query(a: Args) -> Result<ExitCode> {
             if a.explain {
                 print!(
                     "{}",
-                    cqldb_planner::plan::gtql::explain(&texts, scan.as_ref())
+                    cqldb_planner::plan::gtql::explain(&texts, scan.as_ref(), &estimates, None)
                 );
                 return Ok(ExitCode::SUCCESS);
             }

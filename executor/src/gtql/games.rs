@@ -4,8 +4,8 @@
 
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, MoveLiterals};
 use cqldb_planner::plan::bounds::TreeAttr;
-use cqldb_planner::plan::gtql::{IndexedAttr, answer_bounds};
-use cqldb_planner::plan::{PositionFlag, RunStats, Scan};
+use cqldb_planner::plan::gtql::{IndexedAttr, NO_RESULT, RESULT_CODES, answer_bounds};
+use cqldb_planner::plan::{GameAttr as TagAttr, PositionFlag, RunStats, Scan};
 use cqldb_storage::gtl::{CHUNK_NODES, Chunk};
 use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
 use shakmaty::san::{San, SanPlus};
@@ -14,12 +14,58 @@ use shakmaty::{CastlingSide, Role, Square};
 use super::{ParallelPass, Pass};
 use crate::scan::SegmentScan;
 
-/// A game-tree attribute's value at a position: `(row, game number, position id)`.
-type GameAttr = fn(&PositionRecord, i64, usize) -> i64;
+/// A game-tree attribute's value at a position: `(row, the game's values, position id)`.
+type GameAttr = fn(&PositionRecord, &GameValues, usize) -> i64;
+
+/// A game's own values, the same at each of its nodes: its number, and what its tags say as
+/// CQL's filters read them (`year`, `elo white`, `elo black`, `result`), 0 where a tag is
+/// missing or not a number.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameValues {
+    number: i64,
+    year: i64,
+    white_elo: i64,
+    black_elo: i64,
+    result: i64,
+}
+
+impl GameValues {
+    /// The values of game `number` with tags `tags` (in the order of its text).
+    pub fn new(number: i64, tags: &[(String, String)]) -> Self {
+        let first = |name: &str| {
+            tags.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        let rating = |name| {
+            first(name)
+                .and_then(cqldb_storage::schema::rating)
+                .unwrap_or(0)
+        };
+        Self {
+            number,
+            year: first("Date")
+                .and_then(cqldb_storage::schema::date_year)
+                .unwrap_or(0),
+            white_elo: rating("WhiteElo"),
+            black_elo: rating("BlackElo"),
+            result: first("Result")
+                .and_then(|r| RESULT_CODES.iter().find(|(s, _)| *s == r))
+                .map_or(NO_RESULT, |&(_, code)| code),
+        }
+    }
+}
+
+/// The attributes read from a game's tags (its text is read only for queries that read them).
+const TAG_ATTRS: [&str; 4] = ["year", "white_elo", "black_elo", "result"];
 
 /// Attributes of game-tree nodes (0/1 for the flags).
-pub const GAME_ATTRS: [(&str, GameAttr); 17] = [
-    ("game", |_, game, _| game),
+pub const GAME_ATTRS: [(&str, GameAttr); 21] = [
+    ("game", |_, g, _| g.number),
+    ("year", |_, g, _| g.year),
+    ("white_elo", |_, g, _| g.white_elo),
+    ("black_elo", |_, g, _| g.black_elo),
+    ("result", |_, g, _| g.result),
     ("ply", |r, _, _| i64::from(r.ply)),
     ("depth", |r, _, _| i64::from(r.depth)),
     ("child_index", |r, _, _| i64::from(r.child_index)),
@@ -225,11 +271,16 @@ fn san(t: &str) -> Option<(i64, i64)> {
     }
 }
 
-/// What the index knows of each game attribute (for planning): the 0/1 flags it keeps, and
-/// ply and depth, which it ranges over.
+/// What the index knows of each game attribute (for planning): the 0/1 flags it keeps, ply
+/// and depth, which it ranges over, and the game's number, year, ratings and result.
 pub fn indexed_attr(attr: usize) -> Option<IndexedAttr> {
     let flag = |f| Some(IndexedAttr::Flag(Scan::Flag(f)));
     match GAME_ATTRS.get(attr)?.0 {
+        "game" => Some(IndexedAttr::GameNumber),
+        "year" => Some(IndexedAttr::GameValue(TagAttr::Year)),
+        "white_elo" => Some(IndexedAttr::GameValue(TagAttr::WhiteElo)),
+        "black_elo" => Some(IndexedAttr::GameValue(TagAttr::BlackElo)),
+        "result" => Some(IndexedAttr::GameResult),
         "wtm" => flag(PositionFlag::WhiteToMove),
         "initial" => flag(PositionFlag::Initial),
         "terminal" => flag(PositionFlag::Terminal),
@@ -289,6 +340,10 @@ pub fn feed_games_measured(
     let read = Pass::wanted(queries, names.columns());
     let want: Vec<bool> = read.iter().map(|&r| r || listing).collect();
     let codes = read[names.last_move()];
+    let tags_read = GAME_ATTRS
+        .iter()
+        .zip(&want)
+        .any(|((name, _), &wanted)| wanted && TAG_ATTRS.contains(name));
     let mut chunk = Chunk::default();
     chunk.cols.resize(names.columns(), Vec::new());
     let mut nodes = 0u64;
@@ -316,8 +371,16 @@ pub fn feed_games_measured(
             None => (None, std::borrow::Cow::Borrowed(&[][..])),
         };
         let mut fed = 0u64;
-        seg.for_each_game_in(games.as_ref(), false, |local, rows| {
+        seg.for_each_game_in(games.as_ref(), tags_read, |local, rows| {
             let number = first_game + i64::from(local);
+            let values = if tags_read {
+                GameValues::new(number, &cqldb_indexer::tags::scan_tags(rows.text))
+            } else {
+                GameValues {
+                    number,
+                    ..GameValues::default()
+                }
+            };
             let p = rows.positions;
             nodes += p.len() as u64;
             fed += 1;
@@ -331,7 +394,7 @@ pub fn feed_games_measured(
             }
             for ((col, (_, value)), &wanted) in chunk.cols.iter_mut().zip(&GAME_ATTRS).zip(&want) {
                 if wanted {
-                    col.extend(p.iter().enumerate().map(|(i, r)| value(r, number, i)));
+                    col.extend(p.iter().enumerate().map(|(i, r)| value(r, &values, i)));
                 }
             }
             if codes {

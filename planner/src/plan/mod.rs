@@ -95,6 +95,18 @@ pub struct OpStats {
     pub micros: u64,
 }
 
+/// What the data's statistics say of one scan operator before it runs (`EXPLAIN`'s
+/// estimates, made by the executor from the stored bitmaps' headers without reading a
+/// bitmap): about how many positions it produces and how many games hold them. `None` where
+/// the statistics say nothing (a tag search; an operator over one).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Estimate {
+    /// Positions the operator is expected to produce.
+    pub positions: Option<u64>,
+    /// Games they are expected to belong to.
+    pub games: Option<u64>,
+}
+
 /// What the executor measured of a run: one [`OpStats`] per scan operator in pre-order
 /// ([`Scan::visit`]), then the residual's and the sink's.
 #[derive(Clone, Debug, Default)]
@@ -114,8 +126,14 @@ pub struct RunStats {
 
 impl PhysicalPlan {
     /// The plan as text: the logical plan, the rules that ran, the physical operators (with
+    /// each scan operator's estimates, in pre-order, where `estimates` has them, and the
     /// measurements when `stats` is given).
-    pub fn explain(&self, query_text: &str, stats: Option<&RunStats>) -> String {
+    pub fn explain(
+        &self,
+        query_text: &str,
+        estimates: &[Estimate],
+        stats: Option<&RunStats>,
+    ) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "Logical plan:");
         let _ = writeln!(
@@ -177,12 +195,15 @@ impl PhysicalPlan {
                     "      CandidateGames{}",
                     if self.exact { " (exact)" } else { "" }
                 );
+                if let Some(games) = estimates.first().and_then(|e| e.games) {
+                    let _ = write!(line, "  [est. games={games}]");
+                }
                 if let (Some(st), Some(top)) = (stats, stats.and_then(|st| st.scans.first())) {
                     let _ = write!(line, "  [games={} of {}]", top.games, st.games);
                 }
                 let _ = writeln!(s, "{line}");
                 let mut index = 0;
-                render(c, 4, &mut index, stats, &mut s);
+                render(c, 4, &mut index, estimates, stats, &mut s);
             }
         }
         s
@@ -197,16 +218,26 @@ pub(crate) fn micros(us: u64) -> String {
     }
 }
 
-/// Writes a scan tree, one operator a line, indented by `depth` (with the measured stats of
-/// each operator, in pre-order from `index`).
+/// Writes a scan tree, one operator a line, indented by `depth` (with the estimates and the
+/// measured stats of each operator, in pre-order from `index`).
 pub(crate) fn render(
     scan: &Scan,
     depth: usize,
     index: &mut usize,
+    estimates: &[Estimate],
     stats: Option<&RunStats>,
     s: &mut String,
 ) {
     let mut line = format!("{}{}", "  ".repeat(depth), scan.describe());
+    if let Some(e) = estimates.get(*index) {
+        let known = |n: Option<u64>| n.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        let _ = write!(
+            line,
+            "  [est. positions={}, games={}]",
+            known(e.positions),
+            known(e.games)
+        );
+    }
     if let Some(st) = stats.and_then(|st| st.scans.get(*index)) {
         let _ = write!(
             line,
@@ -219,6 +250,6 @@ pub(crate) fn render(
     let _ = writeln!(s, "{line}");
     *index += 1;
     for c in scan.children() {
-        render(c, depth + 1, index, stats, s);
+        render(c, depth + 1, index, estimates, stats, s);
     }
 }
