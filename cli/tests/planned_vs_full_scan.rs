@@ -427,7 +427,10 @@ fn plans_explain_their_stages() {
             .unwrap()
     };
     assert_eq!(field("[est. positions="), field("]  [positions="), "{line}");
-    assert!(text.contains("CandidateGames (exact)  [est. games="), "{text}");
+    assert!(
+        text.contains("CandidateGames (exact)  [est. games="),
+        "{text}"
+    );
     let tags = cql_run(
         "cql() player \"Carlsen\" mate",
         &f.db,

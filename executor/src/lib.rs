@@ -6,7 +6,7 @@
 //! headers ([`estimate`]), game sources ([`source`]: PGN
 //! read on the fly, or a database's segments), the residual walk (each candidate game through
 //! the CQL engine, units of games on every core, handed over in order: [`ordered`]), sinks ([`sink`]: PGN, JSON, CSV, count) with PGN output
-//! ([`output`]), and GTQL's single-pass evaluator ([`gtql`]). What a CQL filter means at a
+//! ([`output`], moves in SAN: [`san`]), and GTQL's single-pass evaluator ([`gtql`]). What a CQL filter means at a
 //! position (its evaluation) belongs to the filter, in the planner crate (`cqldb_planner::eval`
 //! and `cqldb_planner::filter`); this crate decides which games and positions it runs on. It
 //! does not parse queries or plan them, nor know the command line.
@@ -19,6 +19,7 @@ pub mod ordered;
 pub mod output;
 pub mod positions;
 pub mod rows;
+pub mod san;
 pub mod scan;
 pub mod sink;
 pub mod source;

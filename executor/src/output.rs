@@ -12,7 +12,6 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use cqldb_storage::{CommentPlacement, PositionFlags};
-use shakmaty::san::San;
 use shakmaty::{Chess, Position};
 
 use crate::Game;
@@ -424,7 +423,7 @@ fn write_move(
                 // it), cheaper than building it from the child's record. The suffix comes from
                 // the child's check and mate flags, computed when the game was read (shakmaty's
                 // `SanPlus` generates the legal moves at every move to find the outcome).
-                San::from_move(&pos, m).append_to_string(&mut w.scratch);
+                crate::san::san(&pos, m).append_to_string(&mut w.scratch);
                 pos.play_unchecked(m);
                 if crec.flags.contains(PositionFlags::MATE) {
                     w.scratch.push('#');
