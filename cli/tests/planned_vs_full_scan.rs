@@ -525,6 +525,24 @@ fn fen_reads_the_board_index() {
     }
 }
 
+/// Every answer of a GTQL query over `db` as CSV, planned or fed every game (`full`).
+fn gtql_csv(db: &Path, q: &str, full: bool) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cqldb"));
+    cmd.args(["gtql", q, "--db"])
+        .arg(db)
+        .args(["--format", "csv"]);
+    if full {
+        cmd.arg("--full-scan");
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{q}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// GTQL over game trees: the games the index keeps give the same answers, with the same node
 /// ids, as feeding every game.
 #[test]
@@ -532,22 +550,7 @@ fn gtql_over_games_agrees() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("studies");
     index(&[shared().join("conformance/cql/corpus/studies.pgn")], &db);
-    let run = |q: &str, full: bool| -> String {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cqldb"));
-        cmd.args(["gtql", q, "--db"])
-            .arg(&db)
-            .args(["--format", "csv"]);
-        if full {
-            cmd.arg("--full-scan");
-        }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{q}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let run = |q: &str, full: bool| gtql_csv(&db, q, full);
     let mut pruned = 0;
     for q in [
         "node: mate",
@@ -650,22 +653,7 @@ fn gtql_game_values_agree() {
     ] {
         let db = tmp.path().join(name);
         index(&inputs, &db);
-        let run = |q: &str, full: bool| -> String {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_cqldb"));
-            cmd.args(["gtql", q, "--db"])
-                .arg(&db)
-                .args(["--format", "csv"]);
-            if full {
-                cmd.arg("--full-scan");
-            }
-            let out = cmd.output().unwrap();
-            assert!(
-                out.status.success(),
-                "{q}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8(out.stdout).unwrap()
-        };
+        let run = |q: &str, full: bool| gtql_csv(&db, q, full);
         let mut answered = 0;
         for q in [
             "node: game = 3 and mate",

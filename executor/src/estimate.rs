@@ -126,6 +126,10 @@ fn of(ss: &mut SegmentScan<'_>, scan: &Scan, ops: &mut Vec<Option<Est>>) -> Opti
         games: games as f64,
     };
     let all_known = || children.iter().copied().collect::<Option<Vec<Est>>>();
+    let stored = |size| match size {
+        StoredSize::Positions(n) => u.drawn(n as f64),
+        StoredSize::Games(n) => u.whole_games(n as f64),
+    };
     let est = match scan {
         Scan::All => Some(Est {
             positions: u.positions,
@@ -159,11 +163,10 @@ fn of(ss: &mut SegmentScan<'_>, scan: &Scan, ops: &mut Vec<Option<Est>>) -> Opti
         Scan::Not(_) => all_known().map(|xs| u.drawn(u.positions - xs[0].positions)),
         Scan::GamesWith(_) => all_known().map(|xs| u.whole_games(xs[0].games)),
         // A board scan reads its own bitmap or, failing that, its input: the headers say which.
-        Scan::Board { .. } => match ss.stored_size(scan) {
-            Some(StoredSize::Positions(n)) => Some(u.drawn(n as f64)),
-            Some(StoredSize::Games(n)) => Some(u.whole_games(n as f64)),
-            None => children.first().copied().flatten(),
-        },
+        Scan::Board { .. } => ss
+            .stored_size(scan)
+            .map(stored)
+            .or_else(|| children.first().copied().flatten()),
         Scan::Flag(_)
         | Scan::Pieces { .. }
         | Scan::Material(_)
@@ -171,10 +174,7 @@ fn of(ss: &mut SegmentScan<'_>, scan: &Scan, ops: &mut Vec<Option<Est>>) -> Opti
         | Scan::GameResult(_)
         | Scan::GameRange { .. }
         | Scan::GameTag { .. }
-        | Scan::Moves { .. } => ss.stored_size(scan).map(|size| match size {
-            StoredSize::Positions(n) => u.drawn(n as f64),
-            StoredSize::Games(n) => u.whole_games(n as f64),
-        }),
+        | Scan::Moves { .. } => ss.stored_size(scan).map(stored),
     };
     ops[me] = est;
     est
