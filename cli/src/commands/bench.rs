@@ -314,7 +314,7 @@ fn import_line_by_line(log: &std::path::Path, out: &std::path::Path) -> Result<u
 }
 
 fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode> {
-    use cqldb_executor::gtql::{GtlSource, ParallelPass, Pass, naive_answers};
+    use cqldb_executor::gtql::{GtlSource, Pass, naive_answers};
     use cqldb_planner::gtql::parse_gtql;
     use cqldb_storage::gtl::{GtlReader, TextLogReader};
     let dir = keep.clone().unwrap_or_else(|| {
@@ -441,13 +441,12 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let t = Instant::now();
     let mut source = GtlSource::open(&gtl)?;
-    source.prepare(&queries, false);
-    let mut pass = ParallelPass::new(queries.clone(), names.columns(), false, 0, threads);
-    let mut c = cqldb_storage::gtl::Chunk::default();
-    while source.next_chunk(&mut c)? {
-        c = pass.feed(c);
-    }
-    let counts: Vec<u64> = pass.finish().iter().map(|a| a.count).collect();
+    let opts = cqldb_executor::gtql::GtqlOptions { limit: 0, threads };
+    let counts: Vec<u64> = cqldb_executor::gtql::answer_tree(&mut source, &queries, opts)?
+        .answers
+        .iter()
+        .map(|a| a.count)
+        .collect();
     let par_secs = t.elapsed().as_secs_f64();
     if counts != singles {
         anyhow::bail!("the parallel pass disagrees with the single passes");

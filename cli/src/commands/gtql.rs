@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use cqldb_executor::gtql::{
-    Answer, GtlSource, ParallelPass, feed_games, feed_games_measured, game_names,
+    Answer, GtlSource, GtqlOptions, answer_games, answer_tree, game_names, plan_games,
 };
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
 use cqldb_storage::Database;
@@ -198,36 +198,24 @@ fn query(a: Args) -> Result<ExitCode> {
         Format::Table => 50,
         Format::Csv | Format::Json => usize::MAX,
     });
-    let listing = limit > 0;
     let (texts, answers, attr_names, nodes): (Vec<String>, Vec<Answer>, Vec<String>, u64) =
         if let Some(db) = &a.db {
             let texts = read_queries(&a, true)?;
             let database = Database::open(db)?;
             let names = game_names();
             let queries = parse_all(&texts, &names)?;
-            let scan = if a.full_scan {
-                None
-            } else {
-                cqldb_executor::gtql::games::candidates(&queries)
-            };
+            let scan = plan_games(&queries, a.full_scan);
             let estimates = scan.as_ref().map_or_else(Vec::new, |s| {
                 cqldb_executor::estimate::estimate(&database, s)
             });
             if a.explain && a.analyze {
-                let mut pass =
-                    ParallelPass::new(queries.clone(), names.columns(), false, 0, a.threads);
                 let mut stats = cqldb_planner::plan::RunStats::default();
-                feed_games_measured(
-                    &database,
-                    &queries,
-                    &mut pass,
-                    false,
-                    scan.as_ref(),
-                    Some(&mut stats),
-                )?;
-                let answers = pass.finish();
-                stats.residual.micros = t.elapsed().as_micros() as u64;
-                for (text, ans) in texts.iter().zip(&answers) {
+                let opts = GtqlOptions {
+                    limit: 0,
+                    threads: a.threads,
+                };
+                let out = answer_games(&database, &queries, scan.as_ref(), opts, Some(&mut stats))?;
+                for (text, ans) in texts.iter().zip(&out.answers) {
                     println!("{} answers: {text}", ans.count);
                 }
                 print!(
@@ -253,10 +241,12 @@ fn query(a: Args) -> Result<ExitCode> {
                     "--analyze goes with --explain: `cqldb gtql --explain --analyze 'QUERY' --db DIR`"
                 );
             }
-            let mut pass =
-                ParallelPass::new(queries.clone(), names.columns(), listing, limit, a.threads);
-            let nodes = feed_games(&database, &queries, &mut pass, listing, scan.as_ref())?;
-            (texts, pass.finish(), names.attrs, nodes)
+            let opts = GtqlOptions {
+                limit,
+                threads: a.threads,
+            };
+            let out = answer_games(&database, &queries, scan.as_ref(), opts, None)?;
+            (texts, out.answers, names.attrs, out.nodes)
         } else {
             if a.explain || a.full_scan || a.analyze {
                 bail!(
@@ -288,15 +278,12 @@ fn query(a: Args) -> Result<ExitCode> {
             let mut source = GtlSource::open(&tree)?;
             let names = source.names().clone();
             let queries = parse_all(&texts, &names)?;
-            source.prepare(&queries, listing);
-            let mut pass = ParallelPass::new(queries, names.columns(), listing, limit, a.threads);
-            let mut nodes = 0u64;
-            let mut chunk = Chunk::default();
-            while source.next_chunk(&mut chunk)? {
-                nodes += chunk.levels.len() as u64;
-                chunk = pass.feed(chunk);
-            }
-            (texts, pass.finish(), names.attrs, nodes)
+            let opts = GtqlOptions {
+                limit,
+                threads: a.threads,
+            };
+            let out = answer_tree(&mut source, &queries, opts)?;
+            (texts, out.answers, names.attrs, out.nodes)
         };
     let secs = t.elapsed().as_secs_f64();
     let cut = Listing {

@@ -20,7 +20,8 @@
 //! partial aggregates). [`naive_answers`] recomputes every aggregate for every node from
 //! scratch; the property tests compare the two.
 //!
-//! Files: this one holds the pass; [`source`] reads `.gtl` trees for it and [`games`] indexed
+//! Files: this one holds the pass; [`run`] the entry points that answer a batch over a tree
+//! file or a database; [`source`] reads `.gtl` trees for it and [`games`] indexed
 //! game trees (both with `last_move` as a column of codes); `window.rs` the tree around a slice; `query.rs` one query's
 //! share of it; `aggregate.rs` child and subtree aggregates; `column.rs` evaluates expressions a
 //! column at a time; `first_hits.rs` keeps the first answers; `parallel.rs` spreads a batch of
@@ -35,6 +36,7 @@ pub mod games;
 mod naive;
 mod parallel;
 mod query;
+pub mod run;
 mod sibling;
 pub mod source;
 mod view;
@@ -43,6 +45,7 @@ mod window;
 pub use games::{feed_games, feed_games_measured, game_names};
 pub use naive::naive_answers;
 pub use parallel::ParallelPass;
+pub use run::{GtqlOptions, GtqlOutcome, answer_games, answer_tree, plan_games};
 pub use source::{GtlSource, tree_names};
 
 use cqldb_planner::gtql::{Agg, GExpr, GtqlQuery, Scope};
