@@ -18,8 +18,8 @@ use crate::scan::SegmentScan;
 type GameAttr = fn(&PositionRecord, &GameValues, usize) -> i64;
 
 /// A game's own values, the same at each of its nodes: its number, and what its tags say as
-/// CQL's filters read them (`year`, `elo white`, `elo black`, `result`), 0 where a tag is
-/// missing or not a number.
+/// CQL's filters read them (`year`, `elo white`, `elo black`: 0 where the tag is missing or not
+/// a number; `result`: a code of `RESULT_CODES`, else `NO_RESULT`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameValues {
     number: i64,
