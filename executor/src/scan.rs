@@ -405,18 +405,9 @@ impl<'a> SegmentScan<'a> {
                 ))
             }
             Scan::Moves { of, traits } => {
-                let indexed = *of == MoveOf::Leaving || traits.0 & !MoveFeature::REACHED_KEPT == 0;
-                if !indexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
-                    return None;
-                }
-                let side = match of {
-                    MoveOf::Leaving => MoveSide::Leaving,
-                    MoveOf::Reached | MoveOf::MainLineNext => MoveSide::Reached,
-                };
-                let len: u64 = (0..MoveFeature::COUNT)
-                    .filter(|&b| traits.0 >> b & 1 == 1)
-                    .filter_map(MoveFeature::from_bit)
-                    .map(|f| self.seg.bitmap_len(BitmapKey::move_feature(side, f)))
+                let len: u64 = self
+                    .move_keys(*of, *traits)?
+                    .map(|k| self.seg.bitmap_len(k))
                     .sum();
                 Some(StoredSize::Positions(len.min(universe)))
             }
@@ -570,27 +561,43 @@ impl<'a> SegmentScan<'a> {
 
     /// The positions whose move (`of`) has one of the facts; every position in a segment
     /// written before move bitmaps existed.
-    fn moves(&mut self, of: MoveOf, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
-        // The piece type that moved is kept for leaving moves only (see
-        // `MoveFeature::REACHED_KEPT`): asked of the reaching move, no bitmap can tell.
-        let unindexed = of != MoveOf::Leaving && traits.0 & !MoveFeature::REACHED_KEPT != 0;
-        if unindexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
-            // Every position: sound for the upper bounds the planner makes of an unindexed
-            // reaching move; a segment without move bitmaps, or a main-line move (the planner
-            // uses those exactly), has no bound here at all and is evaluated whole.
-            if !unindexed || of == MoveOf::MainLineNext {
-                self.inexact = true;
-            }
-            return Ok(self.layout.universe());
+    /// The move-feature bitmaps whose union is a move scan's set, or `None` where the segment
+    /// has none that can tell: it predates them, or the scan asks the reaching move for the
+    /// piece type that moved, which is kept for leaving moves only (`MoveFeature::REACHED_KEPT`).
+    fn move_keys(
+        &self,
+        of: MoveOf,
+        traits: MoveTraits,
+    ) -> Option<impl Iterator<Item = BitmapKey> + use<>> {
+        let indexed = of == MoveOf::Leaving || traits.0 & !MoveFeature::REACHED_KEPT == 0;
+        if !indexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
+            return None;
         }
         let side = match of {
             MoveOf::Leaving => MoveSide::Leaving,
             MoveOf::Reached | MoveOf::MainLineNext => MoveSide::Reached,
         };
-        let bitmaps = (0..MoveFeature::COUNT)
-            .filter(|&b| traits.0 >> b & 1 == 1)
-            .filter_map(MoveFeature::from_bit)
-            .map(|f| self.seg.bitmap(BitmapKey::move_feature(side, f)))
+        Some(
+            (0..MoveFeature::COUNT)
+                .filter(move |&b| traits.0 >> b & 1 == 1)
+                .filter_map(MoveFeature::from_bit)
+                .map(move |f| BitmapKey::move_feature(side, f)),
+        )
+    }
+
+    fn moves(&mut self, of: MoveOf, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
+        let Some(keys) = self.move_keys(of, traits) else {
+            // Every position: sound for the upper bounds the planner makes of an unindexed
+            // reaching move; a segment without move bitmaps, or a main-line move (the planner
+            // uses those exactly), has no bound here at all and is evaluated whole.
+            let unindexed = of != MoveOf::Leaving && traits.0 & !MoveFeature::REACHED_KEPT != 0;
+            if !unindexed || of == MoveOf::MainLineNext {
+                self.inexact = true;
+            }
+            return Ok(self.layout.universe());
+        };
+        let bitmaps = keys
+            .map(|k| self.seg.bitmap(k))
             .collect::<cqldb_storage::Result<Vec<_>>>()?;
         let reached = bitmaps.union();
         if of != MoveOf::MainLineNext {
