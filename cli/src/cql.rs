@@ -110,6 +110,7 @@ pub fn run_games<'a>(
     games: impl IntoIterator<Item = &'a Game>,
     out: Option<Box<dyn Write + 'a>>,
 ) -> Result<CqlSummary> {
+    let out = out.map(|w| Box::new(sink::Plain(w)) as Box<dyn sink::MatchWriter + 'a>);
     let sink = Sink::new(query, out, sink::MatchFormat::Pgn)?;
     execute_games(query, games, sink)
 }

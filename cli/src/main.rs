@@ -294,7 +294,17 @@ fn main() -> std::process::ExitCode {
             default_hook(info);
         }
     }));
-    let cli = Cli::parse_from(reference_style_args(std::env::args_os()));
+    let cli = match Cli::try_parse_from(reference_style_args(std::env::args_os())) {
+        Ok(cli) => cli,
+        // Help, the version, or a usage error; one that cannot be printed (a full device) fails.
+        Err(e) => {
+            let code = e.exit_code();
+            return match e.print() {
+                Ok(()) => std::process::ExitCode::from(code.clamp(0, 255) as u8),
+                Err(_) => std::process::ExitCode::from(if code == 0 { 1 } else { code as u8 }),
+            };
+        }
+    };
     tune_allocator(matches!(
         cli.command,
         Command::Index { .. }
@@ -408,6 +418,15 @@ fn main() -> std::process::ExitCode {
         Command::Demo { db } => commands::demo::run(&db),
         Command::Bench { what } => commands::bench::run(what),
     };
+    // What is still buffered for the standard output is written now, and a failure to write
+    // it (a full device) is the command's failure, not lost at exit.
+    let result = result.and_then(|code| {
+        use std::io::Write;
+        std::io::stdout()
+            .flush()
+            .map(|()| code)
+            .map_err(|e| anyhow::anyhow!("writing to the standard output: {e}"))
+    });
     match result {
         Ok(code) => code,
         // Exit codes: 0 done, 1 a query or data error (this), 2 a usage error (the argument
@@ -423,8 +442,18 @@ fn main() -> std::process::ExitCode {
                     msg.push_str(&c);
                 }
             }
-            eprintln!("cqldb: {msg}");
-            let usage = e.downcast_ref::<cqldb::Usage>().is_some();
+            // A standard error that cannot be written to (full) leaves only the exit code.
+            let _ = {
+                use std::io::Write;
+                writeln!(std::io::stderr(), "cqldb: {msg}")
+            };
+            let usage = e.downcast_ref::<cqldb::Usage>().is_some()
+                || e.downcast_ref::<cqldb_storage::output_file::Refusal>()
+                    .is_some()
+                || matches!(
+                    e.downcast_ref::<cqldb_storage::StorageError>(),
+                    Some(cqldb_storage::StorageError::Refused { .. })
+                );
             std::process::ExitCode::from(if usage { 2 } else { 1 })
         }
     }

@@ -11,6 +11,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use cqldb_planner::Query;
 use cqldb_planner::plan::{PhysicalPlan, RunStats};
+use cqldb_storage::output_file::AtomicFile;
 
 use crate::output::{OutputOptions, write_game};
 use crate::{Game, GameMatch};
@@ -47,9 +48,36 @@ pub struct Summary {
     pub stats: RunStats,
 }
 
+/// Where a sink writes its games: bytes, then one [`MatchWriter::close`] that makes them whole
+/// (a compressed stream's end written, a file renamed into place). Dropped without it, a file
+/// output leaves the previous file as it was.
+pub trait MatchWriter: Write {
+    /// Ends the output.
+    fn close(self: Box<Self>) -> std::io::Result<()>;
+}
+
+/// Any writer (a buffer, a pipe) as a [`MatchWriter`] whose end is a flush.
+pub struct Plain<W: Write>(pub W);
+
+impl<W: Write> Write for Plain<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<W: Write> MatchWriter for Plain<W> {
+    fn close(mut self: Box<Self>) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// The receiver of a run's games.
 pub struct Sink<'a> {
-    pub(crate) out: Option<Box<dyn Write + 'a>>,
+    pub(crate) out: Option<Box<dyn MatchWriter + 'a>>,
     pub(crate) opts: OutputOptions,
     pub(crate) format: MatchFormat,
     pub(crate) summary: Summary,
@@ -101,7 +129,7 @@ impl<'a> Sink<'a> {
     /// A sink for `query`'s games writing to `out` (`None`: count only), in `format`.
     pub fn new(
         query: &Query,
-        mut out: Option<Box<dyn Write + 'a>>,
+        mut out: Option<Box<dyn MatchWriter + 'a>>,
         format: MatchFormat,
     ) -> Result<Self> {
         if let (Some(w), MatchFormat::Csv) = (out.as_mut(), format) {
@@ -162,8 +190,8 @@ impl<'a> Sink<'a> {
                 }
             }
         }
-        if let Some(w) = self.out.as_mut() {
-            w.flush()?;
+        if let Some(w) = self.out.take() {
+            w.close()?;
         }
         let stats = &mut self.summary.stats.sink;
         stats.micros += t.elapsed().as_micros() as u64;
@@ -194,55 +222,83 @@ pub fn output_options(query: &Query) -> OutputOptions {
     }
 }
 
-/// An output file: `-` is stdout; a name ending in `.zst` or `.gz` is compressed (the stream is
-/// finished by the sink's last flush).
-pub fn open_output(p: &Path) -> Result<Box<dyn Write>> {
+/// An output file: `-` is stdout; a name ending in `.zst` or `.gz` is compressed. A file is
+/// written under a temporary name and renamed over `p` when the sink closes it
+/// ([`cqldb_storage::output_file::AtomicFile`]); the caller has checked `p` with
+/// [`cqldb_storage::output_file::refuse_unsafe_target`].
+pub fn open_output(p: &Path) -> Result<Box<dyn MatchWriter>> {
     if p.as_os_str() == "-" {
-        return Ok(Box::new(std::io::BufWriter::new(std::io::stdout())));
+        return Ok(Box::new(Plain(std::io::BufWriter::new(std::io::stdout()))));
     }
-    let file =
-        std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-    let file = std::io::BufWriter::new(file);
+    let file = AtomicFile::create(p).with_context(|| format!("cannot create {}", p.display()))?;
     let name = p.to_string_lossy();
-    Ok(if name.ends_with(".zst") {
-        Box::new(Finishing::Zstd(Some(zstd::Encoder::new(file, 3)?)))
+    let inner = if name.ends_with(".zst") {
+        Compressed::Zstd(zstd::Encoder::new(file, 3)?)
     } else if name.ends_with(".gz") {
-        Box::new(Finishing::Gzip(Some(flate2::write::GzEncoder::new(
+        Compressed::Gzip(flate2::write::GzEncoder::new(
             file,
             flate2::Compression::default(),
-        ))))
+        ))
     } else {
-        Box::new(file)
-    })
+        Compressed::Plain(file)
+    };
+    Ok(Box::new(OutputFile {
+        target: p.to_owned(),
+        inner,
+    }))
 }
 
-/// A compressing writer whose `flush` at the end of a run writes the compressed stream's end:
-/// the sink only knows `Write`, and a stream that is never finished is unreadable.
-enum Finishing<W: Write> {
-    Zstd(Option<zstd::Encoder<'static, W>>),
-    Gzip(Option<flate2::write::GzEncoder<W>>),
+/// An output file, compressed or not, whose close writes the compressed stream's end and then
+/// renames the file into place; its errors name the file.
+struct OutputFile {
+    target: std::path::PathBuf,
+    inner: Compressed,
 }
 
-impl<W: Write> Write for Finishing<W> {
+enum Compressed {
+    Plain(AtomicFile),
+    Zstd(zstd::Encoder<'static, AtomicFile>),
+    Gzip(flate2::write::GzEncoder<AtomicFile>),
+}
+
+impl OutputFile {
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), format!("{}: {e}", self.target.display()))
+    }
+}
+
+impl Write for OutputFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Finishing::Zstd(Some(e)) => e.write(buf),
-            Finishing::Gzip(Some(e)) => e.write(buf),
-            _ => Err(std::io::Error::other("output already finished")),
-        }
+        let r = match &mut self.inner {
+            Compressed::Plain(f) => f.write(buf),
+            Compressed::Zstd(e) => e.write(buf),
+            Compressed::Gzip(e) => e.write(buf),
+        };
+        r.map_err(|e| self.named(e))
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        let mut inner = match self {
-            Finishing::Zstd(e) => match e.take() {
-                Some(e) => e.finish()?,
-                None => return Ok(()),
-            },
-            Finishing::Gzip(e) => match e.take() {
-                Some(e) => e.finish()?,
-                None => return Ok(()),
-            },
+        let r = match &mut self.inner {
+            Compressed::Plain(f) => f.flush(),
+            Compressed::Zstd(e) => e.flush(),
+            Compressed::Gzip(e) => e.flush(),
         };
-        inner.flush()
+        r.map_err(|e| self.named(e))
+    }
+}
+
+impl MatchWriter for OutputFile {
+    fn close(self: Box<Self>) -> std::io::Result<()> {
+        let this = *self;
+        let file = match this.inner {
+            Compressed::Plain(f) => Ok(f),
+            Compressed::Zstd(e) => e.finish(),
+            Compressed::Gzip(e) => e.finish(),
+        };
+        let file = file.map_err(|e| {
+            std::io::Error::new(e.kind(), format!("{}: {e}", this.target.display()))
+        })?;
+        // The commit's error names the file already.
+        file.commit().map_err(std::io::Error::other)
     }
 }

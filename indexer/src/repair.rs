@@ -5,6 +5,10 @@
 //! so the index is written again from the tags read from that text, and accepted only if it
 //! gives every tag value exactly the games the segment's own bitmaps give it. A damaged segment
 //! file cannot be rebuilt (it holds the text itself) and is reported.
+//!
+//! A database that lost both catalog copies gets its catalog from the segment files, each of
+//! which records its place (`cqldb_storage::recover`); their tag indexes are then written again
+//! from the games' text, as no catalog vouches for them any more.
 
 use std::path::Path;
 
@@ -27,11 +31,14 @@ pub struct RepairReport {
 /// Repairs the database in `dir` (taking its writer lock, so no append runs meanwhile).
 pub fn repair(dir: &Path) -> Result<RepairReport> {
     let mut report = RepairReport::default();
-    let (catalog, rebuilt) = CatalogWriter::open_repairing(dir)?;
+    let (catalog, rebuilt) = match CatalogWriter::open_repairing(dir) {
+        Err(StorageError::LostCatalog(_)) => return recover_catalog(dir),
+        other => other?,
+    };
     if rebuilt {
         report
             .repaired
-            .push("catalog.redb: rebuilt from the manifest (the damaged file is kept as catalog.redb.damaged)".into());
+            .push("catalog.redb: rebuilt from the manifest (the damaged file is kept beside it as catalog.redb.damaged-TIME)".into());
     }
     let (_, entries) = catalog.state()?;
     for e in entries {
@@ -74,6 +81,24 @@ pub fn repair(dir: &Path) -> Result<RepairReport> {
         ));
     }
     catalog.publish()?;
+    Ok(report)
+}
+
+/// Rebuilds a lost catalog from the segment files, and their tag indexes from the games' text.
+fn recover_catalog(dir: &Path) -> Result<RepairReport> {
+    let found = cqldb_storage::recover::catalog_from_segments(dir, |seg, seg_path, tags| {
+        rebuild_tags(seg, seg_path, tags)
+    })?;
+    let mut report = RepairReport {
+        left: found.left,
+        ..RepairReport::default()
+    };
+    report.repaired.push(format!(
+        "catalog.redb and catalog.manifest: rebuilt from {} segment files ({} games); their tag indexes rebuilt from the games' text",
+        found.entries.len(),
+        found.entries.iter().map(|e| e.games).sum::<u64>()
+    ));
+    report.repaired.extend(found.notes);
     Ok(report)
 }
 
@@ -123,9 +148,15 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
     }
     match_permissions(&fresh, seg_path)?;
     let digest = dir_digest(&fresh)?;
-    let damaged = tags.with_file_name(format!("{name}.damaged"));
-    if damaged.exists() {
-        std::fs::remove_dir_all(&damaged).map_err(StorageError::io(&damaged))?;
+    // The old index is kept for inspection under a name no other repair used (never removed).
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut damaged = tags.with_file_name(format!("{name}.damaged-{stamp}"));
+    let mut k = 1;
+    while damaged.symlink_metadata().is_ok() {
+        damaged = tags.with_file_name(format!("{name}.damaged-{stamp}-{k}"));
+        k += 1;
     }
     if tags.exists() {
         std::fs::rename(tags, &damaged).map_err(StorageError::io(tags))?;

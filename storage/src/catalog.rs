@@ -13,7 +13,7 @@ use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 use crate::error::{Result, StorageError};
 use crate::guard;
 use crate::manifest::{MANIFEST_FILE, Manifest};
-use crate::schema::SCHEMA_VERSION;
+use crate::schema::{SCHEMA_VERSION, readable_schema};
 pub use crate::segment_entry::{FileChecks, SegmentEntry};
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -29,15 +29,21 @@ fn catalog_err(path: &Path) -> impl Fn(redb::Error) -> StorageError + '_ {
     }
 }
 
-fn read_all(path: &Path, txn: &redb::ReadTransaction) -> Result<(u64, Vec<SegmentEntry>)> {
+fn read_version(path: &Path, txn: &redb::ReadTransaction) -> Result<u64> {
     let err = catalog_err(path);
     let meta = txn.open_table(META).map_err(|e| err(e.into()))?;
-    let version = meta
+    Ok(meta
         .get("schema_version")
         .map_err(|e| err(e.into()))?
         .map(|v| v.value())
-        .unwrap_or(0);
-    if version != SCHEMA_VERSION {
+        .unwrap_or(0))
+}
+
+fn read_all(path: &Path, txn: &redb::ReadTransaction) -> Result<(u64, Vec<SegmentEntry>)> {
+    let err = catalog_err(path);
+    let meta = txn.open_table(META).map_err(|e| err(e.into()))?;
+    let version = read_version(path, txn)?;
+    if !readable_schema(version) {
         return Err(StorageError::SchemaMismatch {
             path: path.to_owned(),
             found: version,
@@ -72,7 +78,7 @@ pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
         // The manifest's own error says more than the fallback's.
         Err(damaged) => return from_redb().map_err(|_| damaged),
     };
-    if m.schema_version != SCHEMA_VERSION {
+    if !readable_schema(m.schema_version) {
         return Err(StorageError::SchemaMismatch {
             path: dir.join(MANIFEST_FILE),
             found: m.schema_version,
@@ -80,6 +86,23 @@ pub fn read_catalog(dir: &Path) -> Result<Vec<SegmentEntry>> {
         });
     }
     Ok(m.segments)
+}
+
+/// The error for a directory without either catalog copy: a database that lost its catalog
+/// when it still holds segment files, else no database at all.
+pub fn missing_catalog(dir: &Path) -> StorageError {
+    if crate::journal::segment_files(dir)
+        .iter()
+        .any(|(_, part, _)| *part == crate::segment_entry::SegmentPart::File)
+        && crate::journal::Leftover::read(dir)
+            .ok()
+            .flatten()
+            .is_none_or(|l| l.committed)
+    {
+        StorageError::LostCatalog(dir.to_owned())
+    } else {
+        StorageError::NotADatabase(dir.to_owned())
+    }
 }
 
 /// How long a reader of a database without a manifest waits for a writer's brief hold on the
@@ -91,7 +114,7 @@ const REDB_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 pub fn read_redb_entries(dir: &Path) -> Result<(u64, Vec<SegmentEntry>)> {
     let path = dir.join(CATALOG_FILE);
     if !path.exists() {
-        return Err(StorageError::NotADatabase(dir.to_owned()));
+        return Err(missing_catalog(dir));
     }
     let start = std::time::Instant::now();
     loop {
@@ -200,6 +223,9 @@ pub struct CatalogWriter {
     path: PathBuf,
     dir: PathBuf,
     _lock: std::fs::File,
+    /// Whether the catalog exists on disk. A new database gets its catalog with its first
+    /// commit, so a first build that is stopped leaves no database that reads as empty.
+    created: std::sync::atomic::AtomicBool,
 }
 
 impl CatalogWriter {
@@ -210,7 +236,7 @@ impl CatalogWriter {
         let manifest = Manifest::read(dir);
         let path = dir.join(CATALOG_FILE);
         if !path.exists() && !matches!(manifest, Ok(Some(_))) {
-            return Err(StorageError::NotADatabase(dir.to_owned()));
+            return Err(missing_catalog(dir));
         }
         let lock = take_lock(dir)?;
         let mut rebuilt = false;
@@ -236,15 +262,55 @@ impl CatalogWriter {
 
     fn with_lock(dir: &Path, lock: std::fs::File) -> Result<Self> {
         let path = dir.join(CATALOG_FILE);
+        let exists = path.exists() || dir.join(MANIFEST_FILE).exists();
         let this = Self {
             path,
             dir: dir.to_owned(),
             _lock: lock,
+            created: std::sync::atomic::AtomicBool::new(exists),
         };
+        if !exists {
+            return Ok(this);
+        }
         this.check_against_manifest()?;
         guard::catch(&this.path, || this.initialise())?;
+        crate::migrate::to_current(&this)?;
         this.publish()?;
         Ok(this)
+    }
+
+    fn exists(&self) -> bool {
+        self.created.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The directory of the database.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The schema version `catalog.redb` records.
+    pub fn schema_version(&self) -> Result<u64> {
+        guard::catch(&self.path, || {
+            let db = self.open()?;
+            let err = catalog_err(&self.path);
+            let txn = db.begin_read().map_err(|e| err(e.into()))?;
+            read_version(&self.path, &txn)
+        })
+    }
+
+    /// Records `version` as the database's schema version (after a migration).
+    pub fn set_schema_version(&self, version: u64) -> Result<()> {
+        guard::catch(&self.path, || {
+            let db = self.open()?;
+            let err = catalog_err(&self.path);
+            let txn = db.begin_write().map_err(|e| err(e.into()))?;
+            {
+                let mut meta = txn.open_table(META).map_err(|e| err(e.into()))?;
+                meta.insert("schema_version", version)
+                    .map_err(|e| err(e.into()))?;
+            }
+            txn.commit().map_err(|e| err(e.into()))
+        })
     }
 
     /// A writer must not start from a `catalog.redb` that lost segments the manifest names
@@ -290,9 +356,32 @@ impl CatalogWriter {
         Ok(())
     }
 
+    /// Makes sure no id below `next` is given out again (ids of files seen on disk).
+    pub fn reserve_ids(&self, next: u64) -> Result<()> {
+        guard::catch(&self.path, || {
+            let db = self.open()?;
+            let err = catalog_err(&self.path);
+            let txn = db.begin_write().map_err(|e| err(e.into()))?;
+            {
+                let mut meta = txn.open_table(META).map_err(|e| err(e.into()))?;
+                let cur = meta
+                    .get("next_segment")
+                    .map_err(|e| err(e.into()))?
+                    .map(|v| v.value())
+                    .unwrap_or(1);
+                meta.insert("next_segment", next.max(cur))
+                    .map_err(|e| err(e.into()))?;
+            }
+            txn.commit().map_err(|e| err(e.into()))
+        })
+    }
+
     /// Takes segments out of `catalog.redb` (an append whose publication did not happen). The
     /// segment counter stays, so their ids are never given again.
     pub fn roll_back(&self, ids: &[u64]) -> Result<()> {
+        if !self.exists() {
+            return Ok(());
+        }
         guard::catch(&self.path, || {
             let db = self.open()?;
             let err = catalog_err(&self.path);
@@ -340,9 +429,12 @@ impl CatalogWriter {
 
     /// Writes the committed state to the manifest readers take (unless it already holds it).
     pub fn publish(&self) -> Result<()> {
+        if !self.exists() {
+            return Ok(());
+        }
         let (next_segment, segments) = self.state()?;
         let m = Manifest {
-            schema_version: SCHEMA_VERSION,
+            schema_version: self.schema_version()?,
             next_segment,
             segments,
         };
@@ -369,6 +461,9 @@ impl CatalogWriter {
 
     /// The next free segment id and the committed segments.
     pub fn state(&self) -> Result<(u64, Vec<SegmentEntry>)> {
+        if !self.exists() {
+            return Ok((1, Vec::new()));
+        }
         guard::catch(&self.path, || {
             let db = self.open()?;
             let err = catalog_err(&self.path);
@@ -382,6 +477,11 @@ impl CatalogWriter {
     /// manifest's rename is the commit point (a writer finding segments in redb but not in the
     /// manifest takes them out).
     pub fn commit(&self, added: &[SegmentEntry]) -> Result<()> {
+        if !self.exists() {
+            guard::catch(&self.path, || self.initialise())?;
+            self.created
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
         guard::catch(&self.path, || self.commit_redb(added))
     }
 

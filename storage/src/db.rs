@@ -3,7 +3,7 @@
 //! [`DbWriter`] appends games: it fills a [`SegmentBuilder`], writes each full segment under a
 //! fresh name, and on [`DbWriter::commit`] records all of them in the catalog in one transaction.
 //! A process killed before that commit leaves only unreferenced files, which the next writer
-//! deletes; readers never see them. [`Database`] opens the committed state read-only.
+//! deletes (those its journal names: `journal.rs`); readers never see them. [`Database`] opens the committed state read-only.
 
 use std::path::{Path, PathBuf};
 
@@ -11,11 +11,15 @@ use roaring::RoaringBitmap;
 
 use crate::batch::{EncodedBatch, encode_batch};
 use crate::bitmap::BitmapKey;
-use crate::catalog::{CatalogWriter, FileChecks, SegmentEntry, read_catalog};
+use crate::catalog::{
+    CATALOG_FILE, CatalogWriter, FileChecks, LOCK_FILE, SegmentEntry, read_catalog,
+};
 use crate::columns::DecodedBlock;
 use crate::error::{Result, StorageError};
+use crate::journal::{JOURNAL_FILE, Journal, Leftover};
 use crate::manifest::MANIFEST_FILE;
 use crate::segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentBuilder};
+use crate::segment_entry::Registration;
 use crate::tags::{TagReader, TagWriter};
 
 /// Knobs of a writer.
@@ -49,8 +53,10 @@ pub struct DbWriter {
     current: Option<(SegmentBuilder, TagWriter, u64)>,
     finishing: Option<std::thread::JoinHandle<Result<SegmentEntry>>>,
     files: Vec<String>,
-    /// The first segment id this writer gave out (its files are removed if it never commits).
-    first_id: u64,
+    /// Where the ids it creates are recorded before their files are (taken at commit).
+    journal: Option<Journal>,
+    /// The segment ids this writer created (their files are removed if it never commits).
+    created: Vec<u64>,
     committed: bool,
 }
 
@@ -68,15 +74,21 @@ pub struct CommitSummary {
 }
 
 impl DbWriter {
-    /// Opens the database in `dir` for appending, creating it if needed, and removes files left
-    /// by an earlier writer that never committed.
+    /// Opens the database in `dir` for appending, creating it if needed (a missing or empty
+    /// directory), and removes the files an earlier writer's journal says it created but never
+    /// committed. A directory that is not a database is refused unless it is empty: one that
+    /// holds segment files without a catalog is a damaged database (`cqldb repair` rebuilds
+    /// its catalog), anything else is someone else's folder.
     pub fn open(dir: &Path, options: WriterOptions) -> Result<Self> {
+        refuse_foreign_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(StorageError::io(dir))?;
         let catalog = CatalogWriter::open_or_create(dir)?;
         let (next_id, segments) = catalog.state()?;
+        if let Some(left) = Leftover::read(dir)? {
+            left.clean(dir, &segments)?;
+        }
         // Never an id in use, whatever the catalog's counter says.
         let next_id = segments.iter().map(|s| s.id + 1).fold(next_id, u64::max);
-        remove_orphans(dir, &segments)?;
         let (next_game, next_position) = segments.iter().fold((1, 0), |(g, p), s| {
             (
                 g.max(s.first_game + s.games),
@@ -94,9 +106,31 @@ impl DbWriter {
             current: None,
             finishing: None,
             files: Vec::new(),
-            first_id: next_id,
+            journal: Some(Journal::new(dir)),
+            created: Vec::new(),
             committed: false,
         })
+    }
+
+    /// A fresh segment id whose names nothing in the directory uses yet (a file left by a
+    /// writer from before journals, or a user's, is never written over), recorded in the
+    /// journal before its files are created.
+    fn allocate_id(&mut self) -> Result<u64> {
+        loop {
+            let id = self.next_id;
+            self.next_id += 1;
+            let taken = [SegmentEntry::segment_file(id), SegmentEntry::tags_dir(id)]
+                .iter()
+                .any(|n| self.dir.join(n).symlink_metadata().is_ok());
+            if taken {
+                continue;
+            }
+            if let Some(j) = self.journal.as_mut() {
+                j.record(id)?;
+            }
+            self.created.push(id);
+            return Ok(id);
+        }
     }
 
     /// Registers a source file name; returns the index to put in [`NewGame::file`].
@@ -118,8 +152,7 @@ impl DbWriter {
     /// [`DbWriter::add_file`]); returns the global number of its first game.
     pub fn push_batch(&mut self, batch: EncodedBatch) -> Result<u64> {
         if self.current.is_none() {
-            let id = self.next_id;
-            self.next_id += 1;
+            let id = self.allocate_id()?;
             let tags = TagWriter::create(&self.dir.join(SegmentEntry::tags_dir(id)))?;
             self.current = Some((SegmentBuilder::new(), tags, id));
         }
@@ -169,7 +202,14 @@ impl DbWriter {
             let tags_dir = dir.join(SegmentEntry::tags_dir(id));
             let mut builder = builder;
             builder.add_tag_values(&tags.finish()?);
-            let stats = builder.write(&path)?;
+            let stats = builder.write(
+                &path,
+                Registration {
+                    id,
+                    first_game,
+                    first_position,
+                },
+            )?;
             // tantivy writes some files private to the owner; they get the permissions every
             // other file of the database has (the umask's), so whoever may read it can search it.
             crate::tags::match_permissions(&tags_dir, &path)?;
@@ -231,6 +271,9 @@ impl DbWriter {
             });
         }
         self.committed = true;
+        if let Some(j) = self.journal.take() {
+            j.finish()?;
+        }
         Ok(CommitSummary {
             segments: self.written.len() as u64,
             games: self.written.iter().map(|s| s.games).sum(),
@@ -259,9 +302,13 @@ impl Drop for DbWriter {
             Ok((_, segs)) => segs.iter().map(|s| s.id).collect(),
             Err(_) => return,
         };
-        for id in (self.first_id..self.next_id).filter(|id| !committed.contains(id)) {
-            let _ = std::fs::remove_file(self.dir.join(SegmentEntry::segment_file(id)));
-            let _ = std::fs::remove_dir_all(self.dir.join(SegmentEntry::tags_dir(id)));
+        let mut all_removed = true;
+        for &id in self.created.iter().filter(|id| !committed.contains(id)) {
+            all_removed &= crate::journal::remove_segment_files(&self.dir, id).is_ok();
+        }
+        // Its journal goes once nothing it lists is left; else the next writer finishes.
+        if all_removed && let Some(j) = self.journal.take() {
+            j.discard();
         }
     }
 }
@@ -326,7 +373,7 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(StorageError::io(dir))
 }
 
-fn file_bytes(path: &Path) -> Result<u64> {
+pub(crate) fn file_bytes(path: &Path) -> Result<u64> {
     let meta = std::fs::metadata(path).map_err(StorageError::io(path))?;
     if !meta.is_dir() {
         return Ok(meta.len());
@@ -339,28 +386,60 @@ fn file_bytes(path: &Path) -> Result<u64> {
     Ok(total)
 }
 
-fn remove_orphans(dir: &Path, committed: &[SegmentEntry]) -> Result<()> {
-    let keep: Vec<String> = committed
+/// Refuses to make a database in `dir` unless it is one already, or is missing or empty (an
+/// interrupted first build, whose journal names every segment file, counts as empty).
+fn refuse_foreign_dir(dir: &Path) -> Result<()> {
+    let meta = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(StorageError::io(dir)(e)),
+    };
+    if !meta.is_dir() {
+        return Err(StorageError::Refused {
+            path: dir.to_owned(),
+            reason: "exists and is not a directory (give a new or existing database directory)"
+                .into(),
+        });
+    }
+    if [CATALOG_FILE, MANIFEST_FILE]
         .iter()
-        .flat_map(|s| {
-            [
-                SegmentEntry::segment_file(s.id),
-                SegmentEntry::tags_dir(s.id),
-            ]
-        })
-        .collect();
+        .any(|f| dir.join(f).exists())
+    {
+        return Ok(());
+    }
+    let left = Leftover::read(dir)?.filter(|l| !l.committed);
+    let journaled = |id: u64| left.as_ref().is_some_and(|l| l.created.contains(&id));
+    let mut foreign = Vec::new();
+    let mut segments = 0;
     for entry in std::fs::read_dir(dir).map_err(StorageError::io(dir))? {
-        let entry = entry.map_err(StorageError::io(dir))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("seg-") && !keep.contains(&name) {
-            let p = entry.path();
-            let r = if p.is_dir() {
-                std::fs::remove_dir_all(&p)
-            } else {
-                std::fs::remove_file(&p)
-            };
-            r.map_err(StorageError::io(&p))?;
+        let name = entry
+            .map_err(StorageError::io(dir))?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if name == LOCK_FILE || name == JOURNAL_FILE {
+            continue;
         }
+        match SegmentEntry::id_of(&name) {
+            Some((id, _)) if journaled(id) => {}
+            Some(_) => segments += 1,
+            None => foreign.push(name),
+        }
+    }
+    if segments > 0 {
+        return Err(StorageError::LostCatalog(dir.to_owned()));
+    }
+    if !foreign.is_empty() {
+        foreign.sort();
+        let shown: Vec<&str> = foreign.iter().take(3).map(String::as_str).collect();
+        return Err(StorageError::Refused {
+            path: dir.to_owned(),
+            reason: format!(
+                "is not empty and is not a cqldb database (it holds {}{}); give a new or empty directory",
+                shown.join(", "),
+                if foreign.len() > 3 { ", ..." } else { "" }
+            ),
+        });
     }
     Ok(())
 }

@@ -34,6 +34,19 @@ pub enum StorageError {
     /// The database directory does not exist or holds no catalog.
     #[error("{0}: not a cqldb database (no catalog.redb); build one with `cqldb index`")]
     NotADatabase(PathBuf),
+    /// A directory that holds segment files but neither catalog copy: a damaged database.
+    #[error(
+        "{0}: holds segment files but no catalog (catalog.redb and catalog.manifest are missing): a damaged database, not an empty one; `cqldb repair --db {0}` rebuilds the catalog from the segments"
+    )]
+    LostCatalog(PathBuf),
+    /// An operation refused because it would write where it must not (a usage error).
+    #[error("{path}: {reason}")]
+    Refused {
+        /// The directory or file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// The catalog was written by a newer or older, incompatible schema.
     #[error(
         "{path}: schema version {found}, this build reads version {expected}; index the games again into a new database"

@@ -1,6 +1,7 @@
 //! The checksummed file container every segment is written in.
 //!
-//! Layout: a 64-byte header (magic, format version, payload length, CRC-32 of the payload), then
+//! Layout: a 64-byte header (magic, format version, payload length, CRC-32 of the payload, and
+//! an optional identity: `REG1`, 24 bytes the file's owner gives it, their CRC-32), then
 //! the payload, which starts 64-byte aligned so an rkyv archive can be read in place from the
 //! memory map. A file is written under a fresh name and synced before anything refers to it; until
 //! its header is written it fails the checks below, so a half-written file is never taken as valid.
@@ -15,6 +16,36 @@ use crate::error::{Result, StorageError};
 
 const HEADER_LEN: usize = 64;
 const FORMAT_VERSION: u32 = 1;
+/// Where the identity record sits in the header: a tag, 24 bytes, their CRC-32. It is not part
+/// of the payload's checksum, so a file written before identities existed can be stamped in
+/// place without changing what a catalog recorded of it.
+const IDENTITY_AT: usize = 24;
+const IDENTITY_TAG: &[u8; 4] = b"REG1";
+/// Bytes of an identity.
+pub const IDENTITY_LEN: usize = 24;
+
+fn identity_record(identity: &[u8; IDENTITY_LEN]) -> [u8; 32] {
+    let mut r = [0u8; 32];
+    r[..4].copy_from_slice(IDENTITY_TAG);
+    r[4..28].copy_from_slice(identity);
+    let crc = crc32fast::hash(&r[..28]);
+    r[28..].copy_from_slice(&crc.to_le_bytes());
+    r
+}
+
+/// Writes `identity` into the header of the existing container file `path` (a file written
+/// before identities existed). Only those 32 header bytes change; a reader that has the file
+/// mapped reads the header once, at open, before this could matter.
+pub fn stamp_identity(path: &Path, identity: &[u8; IDENTITY_LEN]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(StorageError::io(path))?;
+    f.write_all_at(&identity_record(identity), IDENTITY_AT as u64)
+        .and_then(|()| f.sync_all())
+        .map_err(StorageError::io(path))
+}
 
 /// A writer that checksums and counts what goes through it (the payload of a container file).
 pub struct ChecksumWriter {
@@ -60,11 +91,12 @@ impl Write for ChecksumWriter {
 pub fn write_file_streaming(
     path: &Path,
     magic: &[u8; 8],
+    identity: Option<&[u8; IDENTITY_LEN]>,
     fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
 ) -> Result<u32> {
     // Created here, so that a failure removes only a file this call made.
     let f = File::create_new(path).map_err(StorageError::io(path))?;
-    let out = write_into(f, path, magic, fill);
+    let out = write_into(f, path, magic, identity, fill);
     if out.is_err() {
         let _ = std::fs::remove_file(path);
     }
@@ -75,6 +107,7 @@ fn write_into(
     mut f: File,
     path: &Path,
     magic: &[u8; 8],
+    identity: Option<&[u8; IDENTITY_LEN]>,
     fill: impl FnOnce(ChecksumWriter) -> std::result::Result<ChecksumWriter, String>,
 ) -> Result<u32> {
     use std::io::{Seek, SeekFrom};
@@ -107,6 +140,9 @@ fn write_into(
     header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     header[12..20].copy_from_slice(&w.len.to_le_bytes());
     header[20..24].copy_from_slice(&crc.to_le_bytes());
+    if let Some(id) = identity {
+        header[IDENTITY_AT..IDENTITY_AT + 32].copy_from_slice(&identity_record(id));
+    }
     f.seek(SeekFrom::Start(0)).map_err(StorageError::io(path))?;
     f.write_all(&header).map_err(StorageError::io(path))?;
     f.sync_all().map_err(StorageError::io(path))?;
@@ -171,6 +207,15 @@ impl MappedFile {
     pub fn recorded_crc(&self) -> u32 {
         let map = &self.map;
         u32::from_le_bytes([map[20], map[21], map[22], map[23]])
+    }
+
+    /// The identity its header holds, if one was written (and is intact).
+    pub fn identity(&self) -> Option<[u8; IDENTITY_LEN]> {
+        let r = self.map.get(IDENTITY_AT..IDENTITY_AT + 32)?;
+        if &r[..4] != IDENTITY_TAG || crc32fast::hash(&r[..28]).to_le_bytes() != r[28..32] {
+            return None;
+        }
+        r[4..28].try_into().ok()
     }
 
     /// The verified payload.

@@ -8,7 +8,19 @@
 use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingSide, Color, Move, Piece, Role, Square};
 
 /// Version of the on-disk layout. Bump on any change to a stored structure.
-pub const SCHEMA_VERSION: u64 = 3;
+///
+/// 4: each segment file's header records the segment's id, first game and first position (so
+/// a lost catalog is rebuilt from the segments). A version-3 database reads the same; its
+/// first writer (`index`, `repair`) stamps its segments and moves it to 4 (`migrate.rs`).
+pub const SCHEMA_VERSION: u64 = 4;
+
+/// The oldest layout this build reads (and migrates when it writes).
+pub const OLDEST_READABLE_SCHEMA: u64 = 3;
+
+/// Whether this build reads a database of layout `version`.
+pub fn readable_schema(version: u64) -> bool {
+    (OLDEST_READABLE_SCHEMA..=SCHEMA_VERSION).contains(&version)
+}
 
 /// Marker for "no parent" (the initial position of a game).
 pub const NO_PARENT: u32 = u32::MAX;

@@ -97,4 +97,78 @@ impl SegmentEntry {
     pub fn tags_dir(id: u64) -> String {
         format!("seg-{id:06}.tags")
     }
+
+    /// The segment id a segment file or tag index name stands for (`seg-000012.cqs`,
+    /// `seg-000012.tags`), or `None` for any other name.
+    pub fn id_of(name: &str) -> Option<(u64, SegmentPart)> {
+        let rest = name.strip_prefix("seg-")?;
+        let (digits, part) = if let Some(d) = rest.strip_suffix(".cqs") {
+            (d, SegmentPart::File)
+        } else {
+            (rest.strip_suffix(".tags")?, SegmentPart::Tags)
+        };
+        if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some((digits.parse().ok()?, part))
+    }
+
+    /// What the segment's own file records of its place in the database.
+    pub fn registration(&self) -> Registration {
+        Registration {
+            id: self.id,
+            first_game: self.first_game,
+            first_position: self.first_position,
+        }
+    }
+}
+
+/// The two things a segment id names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SegmentPart {
+    /// `seg-NNNNNN.cqs`
+    File,
+    /// `seg-NNNNNN.tags`
+    Tags,
+}
+
+/// A segment's place in its database, written into the segment file's header so that a
+/// catalog lost whole can be rebuilt from the segments themselves (everything else an entry
+/// holds is read from the file).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Registration {
+    /// Segment id.
+    pub id: u64,
+    /// Global number of its first game.
+    pub first_game: u64,
+    /// Global index of its first position.
+    pub first_position: u64,
+}
+
+impl Registration {
+    /// As the container header's identity bytes.
+    pub fn to_bytes(self) -> [u8; crate::file::IDENTITY_LEN] {
+        let mut b = [0u8; crate::file::IDENTITY_LEN];
+        for (i, v) in [self.id, self.first_game, self.first_position]
+            .iter()
+            .enumerate()
+        {
+            b[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        b
+    }
+
+    /// From the container header's identity bytes.
+    pub fn from_bytes(b: &[u8; crate::file::IDENTITY_LEN]) -> Self {
+        let v = |i: usize| {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&b[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(x)
+        };
+        Self {
+            id: v(0),
+            first_game: v(1),
+            first_position: v(2),
+        }
+    }
 }

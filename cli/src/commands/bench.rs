@@ -145,12 +145,12 @@ fn scan(db: &std::path::Path) -> Result<ExitCode> {
     let start = Instant::now();
     let from_bitmap = database.bitmap_count(BitmapKey::flag(PositionFlags::MATE))?;
     let bitmap_secs = start.elapsed().as_secs_f64();
-    println!("cqldb bench scan: {positions} positions");
-    println!(
+    outln!("cqldb bench scan: {positions} positions");
+    outln!(
         "full decode (1 thread): {mates} mates in {scan_secs:.2}s = {:.1} M positions/s",
         positions as f64 / scan_secs / 1e6
     );
-    println!(
+    outln!(
         "mate bitmap:            {from_bitmap} mates in {:.2} ms ({:.0}x faster)",
         bitmap_secs * 1e3,
         scan_secs / bitmap_secs.max(1e-9)
@@ -211,11 +211,12 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         query_name: "bench".into(),
         ..CqlRun::new(format!("cql()\n{body}"), source)
     };
-    println!(
+    outln!(
         "baseline: bare pgn-reader + shakmaty replay, 1 thread: {:.0} games/s ({} games)",
-        base_rate, base.games
+        base_rate,
+        base.games
     );
-    println!(
+    outln!(
         "{:<20} {:>8} | {:>10} {:>7} | {:>10} {:>9} {:>8} {:>8} {:>8}",
         "query",
         "matches",
@@ -254,7 +255,7 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         }
         times.sort_by(f64::total_cmp);
         let p50 = times[times.len() / 2];
-        println!(
+        outln!(
             "{:<20} {:>8} | {:>10.0} {:>7.1} | {:>10.0} {:>9.1} {:>8.0} {:>8.0} {:>8.0}",
             name,
             s.matched.len(),
@@ -268,7 +269,7 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         );
     }
     if let Some(rss) = super::peak_rss::peak_rss_mib() {
-        println!("peak RSS: {rss:.0} MiB");
+        outln!("peak RSS: {rss:.0} MiB");
     }
     if created {
         let _ = std::fs::remove_dir_all(&db_dir);
@@ -346,20 +347,20 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     let careful_n = import_line_by_line(&log, &dir.join("careful.gtl"))?;
     let careful_secs = t.elapsed().as_secs_f64();
     let gtl_bytes = std::fs::metadata(&gtl)?.len();
-    println!(
+    outln!(
         "cqldb bench gtql: {n} nodes (text log {:.0} MB, .gtl {:.1} MB = {:.2} bytes/node)",
         log_bytes as f64 / 1e6,
         gtl_bytes as f64 / 1e6,
         gtl_bytes as f64 / n as f64
     );
-    println!(
+    outln!(
         "import: {:.2} s = {:.1} M nodes/s (median of 3; runs {:.2}-{:.2} s)   [target >= 10]",
         import_secs,
         n as f64 / import_secs / 1e6,
         import_runs[0],
         import_runs[2]
     );
-    println!(
+    outln!(
         "  baseline, the line-by-line reader: {:.2} s = {:.1} M nodes/s; block reading {:.2}x faster",
         careful_secs,
         careful_n as f64 / careful_secs / 1e6,
@@ -384,7 +385,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
         }
     }
     gtf_runs.sort_by(f64::total_cmp);
-    println!(
+    outln!(
         "import from .gtf ({:.0} MB): {:.2} s = {:.1} M nodes/s (median of 3), .gtl {:.2} bytes/node with ids",
         std::fs::metadata(&gtf)?.len() as f64 / 1e6,
         gtf_runs[1],
@@ -415,12 +416,12 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
             answers.iter().map(|a| a.count).collect(),
         ))
     };
-    println!("{:<75} {:>10} {:>12}", "query", "answers", "M nodes/s");
+    outln!("{:<75} {:>10} {:>12}", "query", "answers", "M nodes/s");
     let mut singles = Vec::new();
     for q in queries.iter() {
         let text = GTQL_QUERIES[singles.len()];
         let (secs, counts) = run(vec![q.clone()])?;
-        println!(
+        outln!(
             "{text:<75} {:>10} {:>12.1}",
             counts[0],
             n as f64 / secs / 1e6
@@ -431,7 +432,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     if counts != singles {
         anyhow::bail!("the batch pass disagrees with the single passes");
     }
-    println!(
+    outln!(
         "{:<75} {:>10} {:>12.1}",
         "all 10 queries in one pass, one core",
         counts.iter().sum::<u64>(),
@@ -451,7 +452,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     if counts != singles {
         anyhow::bail!("the parallel pass disagrees with the single passes");
     }
-    println!(
+    outln!(
         "{:<75} {:>10} {:>12.1}",
         format!("all 10 queries in one pass, {threads} worker threads (wall clock)"),
         counts.iter().sum::<u64>(),
@@ -466,17 +467,17 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
         })
         .collect::<Result<_>>()?;
     let (secs, counts) = run(family)?;
-    println!(
+    outln!(
         "{:<75} {:>10} {:>12.1}",
         "PV nodes with >= 2, 5, 7, 9 PV children (paper), in one pass",
         counts.iter().sum::<u64>(),
         n as f64 / secs / 1e6
     );
-    println!("beyond the paper, each alone:");
+    outln!("beyond the paper, each alone:");
     for text in GTQL_BEYOND {
         let q = parse_gtql(text, &names).map_err(|e| anyhow::anyhow!("{text}: {}", e.message))?;
         let (secs, counts) = run(vec![q])?;
-        println!(
+        outln!(
             "{text:<75} {:>10} {:>12.1}",
             counts[0],
             n as f64 / secs / 1e6
@@ -523,7 +524,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
         anyhow::bail!("the single pass and the naive evaluator disagree");
     }
     let m = levels.len() as f64;
-    println!(
+    outln!(
         "naive evaluator, 10 queries, {} nodes: {:.3} M nodes/s; single pass on the same tree in memory: {:.1} M nodes/s ({:.0}x)",
         levels.len(),
         m / naive_secs / 1e6,
@@ -531,7 +532,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
         naive_secs / fast_secs
     );
     if let Some(rss) = super::peak_rss::peak_rss_mib() {
-        println!("peak RSS: {rss:.0} MiB");
+        outln!("peak RSS: {rss:.0} MiB");
     }
     if keep.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
@@ -547,7 +548,7 @@ fn announce(what: &str, inputs: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
         inputs
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!(
+    outln!(
         "cqldb bench {what}: {} input file(s), {cores} core(s)",
         inputs.len()
     );
@@ -642,47 +643,54 @@ fn ingest(
     let stats = Database::open(&db_dir)?.stats()?;
     let mb = raw_bytes as f64 / 1e6;
 
-    println!(
+    outln!(
         "{:<28} {:>10} {:>13} {:>11} {:>11} {:>8}",
-        "run", "games", "positions", "games/s", "pos/s", "MB/s"
+        "run",
+        "games",
+        "positions",
+        "games/s",
+        "pos/s",
+        "MB/s"
     );
-    let row = |name: &str, games: u64, positions: u64, s: f64| {
-        println!(
+    let row = |name: &str, games: u64, positions: u64, s: f64| -> Result<()> {
+        outln!(
             "{name:<28} {games:>10} {positions:>13} {:>11.0} {:>11.0} {:>8.1}",
             games as f64 / s,
             positions as f64 / s,
             mb / s
         );
+        Ok(())
     };
     row(
         "baseline replay (1 thread)",
         base.games,
         base.positions,
         base_secs,
-    );
+    )?;
     row(
         &format!("cqldb index ({} threads)", options.threads),
         report.games,
         report.positions,
         secs,
-    );
-    println!(
+    )?;
+    outln!(
         "ratio (input MB/s, cqldb / baseline): {:.2} best of {} rounds, {:.2} median   [target >= 0.50]",
         base_secs / secs,
         times.len(),
         median(&base_times) / median(&times)
     );
-    println!(
+    outln!(
         "on disk: {} bytes, {:.2} bytes/position   [target <= 24]",
         stats.bytes,
         stats.bytes as f64 / stats.positions.max(1) as f64
     );
     if let Some(rss) = super::peak_rss::peak_rss_mib() {
-        println!("peak RSS: {rss:.0} MiB   [target < 1024]");
+        outln!("peak RSS: {rss:.0} MiB   [target < 1024]");
     }
-    println!(
+    outln!(
         "games with problems: {} (baseline bad moves: {})",
-        report.games_with_issues, base.bad_moves
+        report.games_with_issues,
+        base.bad_moves
     );
     if created {
         let _ = std::fs::remove_dir_all(&db_dir);

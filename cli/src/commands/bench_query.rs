@@ -131,13 +131,13 @@ pub fn run(dbs: Vec<PathBuf>, runs: usize, queries: &QuerySet) -> Result<ExitCod
         let opened = Instant::now();
         let db = Arc::new(Database::open(&dir)?);
         let open_ms = opened.elapsed().as_secs_f64() * 1e3;
-        println!(
+        outln!(
             "cqldb bench query: {} ({} games, {} positions; opened in {open_ms:.0} ms)",
             dir.display(),
             db.game_count(),
             db.segments().map(|(e, _)| e.positions).sum::<u64>()
         );
-        println!(
+        outln!(
             "{:<24} {:>8} {:>9} | {:>8} {:>8} {:>8} | {:>9} {:>8} | {:>9} {:>9} {:>7} | {:>9}",
             "query",
             "matches",
@@ -200,7 +200,7 @@ pub fn run(dbs: Vec<PathBuf>, runs: usize, queries: &QuerySet) -> Result<ExitCod
                 "-".to_owned()
             };
             let p50 = pct(&planned, 0.5);
-            println!(
+            outln!(
                 "{:<24} {:>8} {:>9} | {:>8.1} {:>8.1} {:>8} | {:>9.0} {:>7.1}x | {:>9.0} {:>9} {:>7} | {:>9}",
                 name,
                 s.matched.len(),
@@ -218,7 +218,7 @@ pub fn run(dbs: Vec<PathBuf>, runs: usize, queries: &QuerySet) -> Result<ExitCod
         }
     }
     if let Some(rss) = super::peak_rss::peak_rss_mib() {
-        println!("peak RSS: {rss:.0} MiB");
+        outln!("peak RSS: {rss:.0} MiB");
     }
     Ok(ExitCode::SUCCESS)
 }

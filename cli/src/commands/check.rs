@@ -16,19 +16,19 @@ pub fn check(db: &Path) -> Result<ExitCode> {
     let mut repairable = 0;
     for f in &findings {
         match &f.damage {
-            None => println!("ok       {} ({})", f.path.display(), f.what),
+            None => outln!("ok       {} ({})", f.path.display(), f.what),
             Some(why) => {
                 damaged += 1;
                 repairable += usize::from(f.repairable);
-                println!("DAMAGED  {} ({}): {why}", f.path.display(), f.what);
+                outln!("DAMAGED  {} ({}): {why}", f.path.display(), f.what);
             }
         }
     }
     if damaged == 0 {
-        println!("{} files checked, all intact", findings.len());
+        outln!("{} files checked, all intact", findings.len());
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{} files checked, {damaged} damaged ({repairable} can be rebuilt with `cqldb repair --db {}`)",
         findings.len(),
         db.display()
@@ -43,13 +43,13 @@ pub fn repair(db: &Path) -> Result<ExitCode> {
     }
     let report = cqldb_indexer::repair::repair(db)?;
     for line in &report.repaired {
-        println!("repaired: {line}");
+        outln!("repaired: {line}");
     }
     for line in &report.left {
-        println!("left:     {line}");
+        outln!("left:     {line}");
     }
     if report.repaired.is_empty() && report.left.is_empty() {
-        println!("nothing to repair");
+        outln!("nothing to repair");
     }
     Ok(if report.left.is_empty() {
         ExitCode::SUCCESS

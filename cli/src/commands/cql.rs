@@ -74,7 +74,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let parsed = match cqldb_planner::parse(&query) {
         Ok(q) => q,
         Err(e) => {
-            eprintln!("{:?}", e.report(&name, &query));
+            errln!("{:?}", e.report(&name, &query));
             return Ok(ExitCode::from(1));
         }
     };
@@ -110,6 +110,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .unwrap_or_else(|| default_output(a.file.as_deref(), a.format)),
         )
     };
+    if let Some(out) = &output {
+        refuse_unsafe_output(out, &source, a.file.as_deref())?;
+    }
     let run = CqlRun {
         query,
         query_name: name,
@@ -129,11 +132,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         return match cqldb::cql::plan(&run).and_then(|plan| cqldb::cql::explain(&run, &plan, None))
         {
             Ok(text) => {
-                print!("{text}");
+                out!("{text}");
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                eprintln!("{e}");
+                errln!("{e}");
                 Ok(ExitCode::from(1))
             }
         };
@@ -142,25 +145,25 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let summary = match run_query(&run) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("{e}");
+            errln!("{e}");
             return Ok(ExitCode::from(1));
         }
     };
     for m in &summary.messages {
-        println!("{m}");
+        outln!("{m}");
     }
     for (game, why) in summary.warnings.iter().take(20) {
-        eprintln!("warning: game {game}: {why}");
+        errln!("warning: game {game}: {why}");
     }
     if summary.warnings.len() > 20 {
-        eprintln!("warning: ... and {} more", summary.warnings.len() - 20);
+        errln!("warning: ... and {} more", summary.warnings.len() - 20);
     }
     let secs = t.elapsed().as_secs_f64();
     let written = match &output {
         Some(p) if p.as_os_str() != "-" => format!(", written to {}", p.display()),
         _ => String::new(),
     };
-    eprintln!(
+    errln!(
         "{} matches of {} games ({} positions) in {:.2} s: {:.0} games/s, {:.1} M positions/s{written}",
         summary.matched.len(),
         summary.games,
@@ -172,16 +175,37 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.explain
         && let Some(plan) = &summary.plan
     {
-        print!("{}", cqldb::cql::explain(&run, plan, Some(&summary.stats))?);
-        println!(
+        out!("{}", cqldb::cql::explain(&run, plan, Some(&summary.stats))?);
+        outln!(
             "Total: {} matching games, {:.2} ms",
             summary.matched.len(),
             secs * 1e3
         );
     } else if a.count {
-        println!("{}", summary.matched.len());
+        outln!("{}", summary.matched.len());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses an output that would destroy an input (the PGN read, the query file) or a
+/// database, before anything is opened for writing.
+fn refuse_unsafe_output(
+    out: &std::path::Path,
+    source: &Source,
+    query_file: Option<&std::path::Path>,
+) -> Result<()> {
+    use cqldb_storage::output_file::{ReadSource, refuse_unsafe_target};
+    let mut reads = Vec::new();
+    match source {
+        Source::Pgn(Input::Path(p)) => reads.push(ReadSource::Path(p)),
+        Source::Pgn(Input::Stdin) => reads.push(ReadSource::Stdin),
+        Source::Pgn(Input::Static { .. }) | Source::Open(_) => {}
+        Source::Db(d) => reads.push(ReadSource::Database(d)),
+    }
+    if let Some(q) = query_file {
+        reads.push(ReadSource::Path(q));
+    }
+    refuse_unsafe_target(out, &reads).map_err(|r| cqldb::Usage(r.0).into())
 }
 
 /// `NAME-out.pgn` (or `.json`, `.csv`) for the query file `NAME.cql`; `cql-out.pgn` for a

@@ -32,14 +32,14 @@ pub fn run(db: &Path) -> Result<ExitCode> {
         cqldb_storage::WriterOptions::default().segment_positions,
         true,
     )?;
-    println!(
+    outln!(
         "indexed the bundled sample ({} games) into {} in {:.2}s\n",
         report.games,
         db.display(),
         elapsed.as_secs_f64()
     );
-    print!("{}", super::info::render(&Database::open(db)?)?);
-    println!(
+    out!("{}", super::info::render(&Database::open(db)?)?);
+    outln!(
         "\ntry: cqldb positions --db {0} 1 | head    cqldb show --db {0} 40    cqldb errors --db {0}",
         db.display()
     );

@@ -15,13 +15,16 @@ pub fn run(db: &Path, game: Option<u64>) -> Result<ExitCode> {
             continue;
         }
         n += 1;
-        println!(
+        outln!(
             "{file}:{}:{}: game {g}: {}: {}",
-            issue.line, issue.column, issue.kind, issue.message
+            issue.line,
+            issue.column,
+            issue.kind,
+            issue.message
         );
     }
     if n == 0 {
-        eprintln!("no errors");
+        errln!("no errors");
     }
     Ok(ExitCode::SUCCESS)
 }

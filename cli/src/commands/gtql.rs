@@ -55,10 +55,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .out
                 .clone()
                 .unwrap_or_else(|| Path::new(input).with_extension("gtl"));
+            use cqldb_storage::output_file::{ReadSource, refuse_unsafe_target};
+            refuse_unsafe_target(&out, &[ReadSource::Path(Path::new(input))])
+                .map_err(|r| cqldb::Usage(r.0))?;
             let t = Instant::now();
             let n = import(Path::new(input), &out)?;
             let secs = t.elapsed().as_secs_f64();
-            eprintln!(
+            errln!(
                 "imported {n} nodes into {} in {secs:.2} s ({:.1} M nodes/s)",
                 out.display(),
                 n as f64 / secs.max(1e-9) / 1e6
@@ -216,9 +219,9 @@ fn query(a: Args) -> Result<ExitCode> {
                 };
                 let out = answer_games(&database, &queries, scan.as_ref(), opts, Some(&mut stats))?;
                 for (text, ans) in texts.iter().zip(&out.answers) {
-                    println!("{} answers: {text}", ans.count);
+                    outln!("{} answers: {text}", ans.count);
                 }
-                print!(
+                out!(
                     "{}",
                     cqldb_planner::plan::gtql::explain(
                         &texts,
@@ -230,7 +233,7 @@ fn query(a: Args) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             if a.explain {
-                print!(
+                out!(
                     "{}",
                     cqldb_planner::plan::gtql::explain(&texts, scan.as_ref(), &estimates, None)
                 );
@@ -269,7 +272,7 @@ fn query(a: Args) -> Result<ExitCode> {
             if sniff(&tree)? != TreeFile::Gtl {
                 let gtl = tmp.path().join("tree.gtl");
                 import(&tree, &gtl)?;
-                eprintln!(
+                errln!(
                     "read the log {} (`cqldb gtql import` makes a .gtl that answers faster)",
                     tree.display()
                 );
@@ -291,7 +294,7 @@ fn query(a: Args) -> Result<ExitCode> {
         user_set: a.limit.is_some(),
     };
     print_answers(&texts, &answers, &attr_names, a.format, cut)?;
-    eprintln!(
+    errln!(
         "{} queries over {nodes} nodes in one pass, {secs:.2} s ({:.1} M nodes/s)",
         texts.len(),
         nodes as f64 / secs.max(1e-9) / 1e6

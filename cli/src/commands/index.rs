@@ -30,7 +30,7 @@ pub fn run(
         options.threads = t.max(1);
     }
     let (report, elapsed) = index_inputs(&inputs, db, options, segment_positions, quiet)?;
-    eprintln!(
+    errln!(
         "indexed {} games, {} positions in {:.2}s ({:.0} games/s); {} games with problems{}",
         report.games,
         report.positions,
@@ -44,9 +44,10 @@ pub fn run(
         }
     );
     for f in &report.failures {
-        eprintln!(
+        errln!(
             "cqldb: {}: read failed part-way: {} (games before it were kept)",
-            f.input, f.message
+            f.input,
+            f.message
         );
     }
     Ok(if report.failures.is_empty() {

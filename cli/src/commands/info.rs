@@ -9,7 +9,7 @@ use cqldb_storage::{BitmapKey, Database, PositionFlags};
 /// Prints the totals of the database in `db`.
 pub fn run(db: &Path) -> Result<ExitCode> {
     let database = Database::open(db)?;
-    print!("{}", render(&database)?);
+    out!("{}", render(&database)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,7 +10,7 @@ use cqldb_storage::{CommentPlacement, Database, NO_PARENT};
 /// Prints the position table of game `game`.
 pub fn run(db: &Path, game: u64) -> Result<ExitCode> {
     let database = Database::open(db)?;
-    print!("{}", render(&database, game)?);
+    out!("{}", render(&database, game)?);
     Ok(ExitCode::SUCCESS)
 }
 

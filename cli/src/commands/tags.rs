@@ -14,7 +14,7 @@ pub fn run(db: &Path, query: &str, count: bool) -> Result<ExitCode> {
     let games = match database.search_tags(query) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("cqldb: {e}");
+            errln!("cqldb: {e}");
             return Ok(ExitCode::from(1));
         }
     };
@@ -44,6 +44,6 @@ pub fn run(db: &Path, query: &str, count: bool) -> Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    eprintln!("{} games", games.len());
+    errln!("{} games", games.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@ use super::packing::pack_column;
 use super::schema::{NodeRow, TreeSchema};
 use super::{CHUNK_NODES, MAGIC};
 use crate::error::{Result, StorageError};
+use crate::output_file::AtomicFile;
 
 /// One chunk on its way to the writer thread. The parsing thread only appends: moves as one
 /// byte run with end offsets, values row by row. The writer thread interns the moves and
@@ -36,13 +37,12 @@ impl ChunkData {
 /// Bytes written between syncs of the unfinished file.
 const SYNC_EVERY: usize = 16 << 20;
 
-type Finisher = std::thread::JoinHandle<Result<std::io::BufWriter<std::fs::File>>>;
+type Finisher = std::thread::JoinHandle<Result<AtomicFile>>;
 
 /// Writes a `.gtl` file: nodes are buffered one chunk at a time and each full chunk is packed,
 /// compressed and written on a second thread; the file appears under its name only when
 /// [`GtlWriter::finish`] succeeds.
 pub struct GtlWriter {
-    tmp: std::path::PathBuf,
     path: std::path::PathBuf,
     attrs: usize,
     cur: ChunkData,
@@ -59,22 +59,20 @@ impl Drop for GtlWriter {
     /// file: nothing half-written is left behind.
     fn drop(&mut self) {
         if !self.finished {
+            // The file's own drop removes its temporary name.
             let _ = self.join();
-            let _ = std::fs::remove_file(&self.tmp);
         }
     }
 }
 
 impl GtlWriter {
-    /// Starts a file at `path`.
+    /// Starts a file at `path` (written under a temporary name, see [`AtomicFile`]; the caller
+    /// has checked `path` with `refuse_unsafe_target`).
     pub fn create(path: &Path, schema: &TreeSchema) -> Result<Self> {
-        let tmp = path.with_extension("gtl.tmp");
-        let f = std::fs::File::create(&tmp).map_err(StorageError::io(&tmp))?;
-        let mut file = std::io::BufWriter::new(f);
+        let mut file = AtomicFile::create(path)?;
+        let tmp = path.to_owned();
         let header = schema.to_text();
-        let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
-            file.write_all(b).map_err(StorageError::io(&tmp))
-        };
+        let w = |file: &mut AtomicFile, b: &[u8]| file.write_all(b).map_err(StorageError::io(&tmp));
         w(&mut file, MAGIC)?;
         w(&mut file, &(header.len() as u32).to_le_bytes())?;
         w(&mut file, &crc32fast::hash(header.as_bytes()).to_le_bytes())?;
@@ -85,7 +83,7 @@ impl GtlWriter {
         let attrs = schema.value_columns();
         let worker = std::thread::Builder::new()
             .name("gtl-writer".into())
-            .spawn(move || -> Result<std::io::BufWriter<std::fs::File>> {
+            .spawn(move || -> Result<AtomicFile> {
                 let mut index = MoveIndex::default();
                 let mut unsynced = 0usize;
                 for mut chunk in from_main {
@@ -93,9 +91,7 @@ impl GtlWriter {
                     if unsynced >= SYNC_EVERY {
                         // Waiting for the disk here overlaps with parsing; one sync at the end
                         // was a tenth of an import.
-                        file.flush()
-                            .and_then(|_| file.get_ref().sync_data())
-                            .map_err(StorageError::io(&wtmp))?;
+                        file.sync_data().map_err(StorageError::io(&wtmp))?;
                         unsynced = 0;
                     }
                     chunk.levels.clear();
@@ -108,8 +104,7 @@ impl GtlWriter {
             })
             .map_err(StorageError::io(&tmp))?;
         Ok(Self {
-            tmp,
-            path: path.to_owned(),
+            path: tmp,
             attrs: schema.value_columns(),
             cur: ChunkData::with_capacity(schema.value_columns()),
             nodes: 0,
@@ -178,7 +173,7 @@ impl GtlWriter {
         Ok(())
     }
 
-    fn join(&mut self) -> Result<std::io::BufWriter<std::fs::File>> {
+    fn join(&mut self) -> Result<AtomicFile> {
         self.to_worker = None;
         let worker = self
             .worker
@@ -193,15 +188,11 @@ impl GtlWriter {
     pub fn finish(mut self) -> Result<u64> {
         self.flush_chunk()?;
         let mut file = self.join()?;
-        let tmp = self.tmp.clone();
+        let tmp = self.path.clone();
         file.write_all(&0u32.to_le_bytes())
             .and_then(|_| file.write_all(&self.nodes.to_le_bytes()))
             .map_err(StorageError::io(&tmp))?;
-        let f = file
-            .into_inner()
-            .map_err(|e| StorageError::io(&tmp)(e.into_error()))?;
-        f.sync_all().map_err(StorageError::io(&tmp))?;
-        std::fs::rename(&tmp, &self.path).map_err(StorageError::io(&self.path))?;
+        file.commit()?;
         self.finished = true;
         Ok(self.nodes)
     }
@@ -246,7 +237,7 @@ impl MoveIndex {
 
 /// Interns the moves, packs, compresses and appends one chunk; returns the bytes written.
 fn write_chunk(
-    file: &mut std::io::BufWriter<std::fs::File>,
+    file: &mut AtomicFile,
     tmp: &Path,
     c: &ChunkData,
     attrs: usize,
@@ -286,9 +277,7 @@ fn write_chunk(
         pack_column(&mut raw, c.rows.chunks_exact(attrs).map(|row| row[a]));
         streams.push(raw);
     }
-    let w = |file: &mut std::io::BufWriter<std::fs::File>, b: &[u8]| {
-        file.write_all(b).map_err(StorageError::io(tmp))
-    };
+    let w = |file: &mut AtomicFile, b: &[u8]| file.write_all(b).map_err(StorageError::io(tmp));
     w(file, &(n as u32).to_le_bytes())?;
     let mut written = 4;
     for raw in &streams {

@@ -140,7 +140,11 @@ impl SegmentBuilder {
     }
 
     /// Serialises the segment to a new file at `path` (synced), returning its totals.
-    pub fn write(mut self, path: &Path) -> Result<SegmentStats> {
+    pub fn write(
+        mut self,
+        path: &Path,
+        registration: crate::segment_entry::Registration,
+    ) -> Result<SegmentStats> {
         self.data.games.pos_start.push(self.positions as u32);
         let (mut keys, mut blobs) = std::mem::take(&mut self.bitmaps).finish();
         // Board keys sort after every other kind.
@@ -167,7 +171,7 @@ impl SegmentBuilder {
         };
         // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
         // cost more than the serialisation).
-        let file_crc = write_file_streaming(path, MAGIC, |w| {
+        let file_crc = write_file_streaming(path, MAGIC, Some(&registration.to_bytes()), |w| {
             rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
                 &self.data,
                 rkyv::ser::writer::IoWriter::new(w),

@@ -282,6 +282,14 @@ impl Segment {
         self.file.recorded_crc()
     }
 
+    /// Its place in the database as its header records it (`None` in a file written before
+    /// schema 4 that no writer has stamped yet).
+    pub fn registration(&self) -> Option<crate::segment_entry::Registration> {
+        self.file
+            .identity()
+            .map(|b| crate::segment_entry::Registration::from_bytes(&b))
+    }
+
     fn data(&self) -> &ArchivedSegmentData {
         // SAFETY: the payload was validated by `rkyv::access` in `open`, and the mapping is
         // immutable for the life of `self`.
