@@ -24,6 +24,15 @@ fn tune_allocator(ingest: bool) {
     // Option numbers of mimalloc v3's `mi_option_e` (libmimalloc-sys does not name these two).
     const ALLOW_LARGE_OS_PAGES: libmimalloc_sys::mi_option_t = 6;
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    // The C libraries (zstd) allocate through glibc, whose default of up to eight arenas per
+    // core reserves 64-128 MiB of address space each: 6 of them on two cores, and a build
+    // under `ulimit -v 1000000` failed an allocation at 170 MB of real use. Their allocations
+    // are few (contexts are reused), so two arenas cost nothing measurable.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: a plain setter of glibc's allocator, called before any other thread exists.
+        unsafe { libc::mallopt(libc::M_ARENA_MAX, 2) };
+    }
     for (option, var, value) in [
         (
             ALLOW_LARGE_OS_PAGES,
@@ -60,10 +69,10 @@ enum Command {
         #[arg(long)]
         db: PathBuf,
         /// Parser threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
         /// Positions per segment (bounds memory during the build).
-        #[arg(long, default_value_t = 2_000_000)]
+        #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..))]
         segment_positions: u64,
         /// No progress bar.
         #[arg(long, short)]
@@ -170,8 +179,8 @@ enum Command {
         #[arg(long, value_parser = commands::gtql::parse_limit)]
         limit: Option<usize>,
         /// Threads evaluating queries (default: all cores); the tree is still read once.
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
         /// With --db: print the plan (the games the index keeps for the pass) instead of
         /// answering.
         #[arg(long)]
@@ -320,7 +329,13 @@ fn main() -> std::process::ExitCode {
             threads,
             segment_positions,
             quiet,
-        } => commands::index::run(&inputs, &db, threads, segment_positions, quiet),
+        } => commands::index::run(
+            &inputs,
+            &db,
+            threads.map(|t| t as usize),
+            segment_positions,
+            quiet,
+        ),
         Command::Info { db } => commands::info::run(&db),
         Command::Check { db } => commands::check::check(&db),
         Command::Repair { db } => commands::check::repair(&db),
@@ -345,9 +360,10 @@ fn main() -> std::process::ExitCode {
             explain,
             full_scan,
             analyze,
-            threads: threads.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            }),
+            threads: threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                |t| t as usize,
+            ),
         }),
         Command::Cql {
             file,

@@ -45,7 +45,8 @@ pub fn execute_with(
     mut sink: Sink<'_>,
     opts: ExecOptions,
 ) -> Result<Summary> {
-    let engine = Engine::new((*plan.query).clone(), plan.variations);
+    let mut engine = Engine::new((*plan.query).clone(), plan.variations);
+    engine.comments = sink.writes();
     match source {
         Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
         Source::Db(db) => {

@@ -108,6 +108,10 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
     (out, id_of)
 }
 
+/// Problems kept per game: junk can make one per token, and a list nobody reads must not grow
+/// with the input (the rest are counted in one last entry).
+pub const MAX_ISSUES: usize = 100;
+
 /// Reads one raw game into a [`NewGame`] ready for storage.
 pub fn index_game(raw: RawGame, file: u32) -> NewGame {
     let tree = build(&raw.text);
@@ -115,6 +119,7 @@ pub fn index_game(raw: RawGame, file: u32) -> NewGame {
     let mut issues: Vec<IssueRecord> = tree
         .issues
         .iter()
+        .take(MAX_ISSUES)
         .map(|i| {
             let (line, column) = line_col(&raw.text, raw.line, i.offset);
             IssueRecord {
@@ -126,6 +131,20 @@ pub fn index_game(raw: RawGame, file: u32) -> NewGame {
             }
         })
         .collect();
+    if tree.issues.len() > MAX_ISSUES {
+        let last = &tree.issues[MAX_ISSUES];
+        let (line, column) = line_col(&raw.text, raw.line, last.offset);
+        issues.push(IssueRecord {
+            game: 0,
+            line,
+            column,
+            kind: "more-problems".into(),
+            message: format!(
+                "{} more problems from here on are not listed",
+                tree.issues.len() - MAX_ISSUES
+            ),
+        });
+    }
     if raw.oversized {
         let (line, column) = line_col(&raw.text, raw.line, raw.text.len());
         issues.push(IssueRecord {

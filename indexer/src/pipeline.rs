@@ -11,7 +11,7 @@ use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch};
 use crossbeam_channel::bounded;
 
 use crate::flatten::index_game;
-use crate::source::Input;
+use crate::source::{DamagedCompression, Input};
 use crate::split::{RawGame, Splitter};
 
 /// Counters the caller can watch while an ingest runs (e.g. to draw a progress bar).
@@ -48,13 +48,17 @@ impl Default for IngestOptions {
     }
 }
 
-/// An input that could not be read to its end (the games before the failure are kept).
+/// An input that could not be read to its end.
 #[derive(Clone, Debug)]
 pub struct InputFailure {
     /// The input's name.
     pub input: String,
     /// What went wrong.
     pub message: String,
+    /// Whether its compressed data is damaged: then the games read from it may hold the damage
+    /// (gzip finds it only at a member's end), and a caller should commit none of them; else
+    /// the games before the failure are sound.
+    pub damaged_compression: bool,
 }
 
 /// Outcome of ingesting inputs.
@@ -81,10 +85,13 @@ pub fn ingest(
     let mut report = IngestReport::default();
     for input in inputs {
         let file = writer.add_file(&input.name());
-        if let Err(message) = ingest_one(input, file, writer, options, progress, &mut report)? {
+        if let Err((message, damaged_compression)) =
+            ingest_one(input, file, writer, options, progress, &mut report)?
+        {
             report.failures.push(InputFailure {
                 input: input.name(),
                 message,
+                damaged_compression,
             });
         }
     }
@@ -100,17 +107,16 @@ fn ingest_one(
     options: IngestOptions,
     progress: &Progress,
     report: &mut IngestReport,
-) -> cqldb_storage::Result<Result<(), String>> {
+) -> cqldb_storage::Result<Result<(), (String, bool)>> {
     let threads = options.threads.max(1);
     let (raw_tx, raw_rx) = bounded::<Batch>(threads * 2);
     let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
     std::thread::scope(|scope| {
         let reader = std::thread::Builder::new()
             .name("cqldb-read".into())
-            .spawn_scoped(scope, move || -> Result<(), String> {
-                let source = input
-                    .open(progress.bytes.clone())
-                    .map_err(|e| e.to_string())?;
+            .spawn_scoped(scope, move || -> Result<(), (String, bool)> {
+                let failed = |e: std::io::Error| (e.to_string(), DamagedCompression::is(&e));
+                let source = input.open(progress.bytes.clone()).map_err(failed)?;
                 let mut splitter = Splitter::new(source);
                 let mut seq = 0u64;
                 let mut batch = Vec::with_capacity(options.batch_games);
@@ -123,7 +129,7 @@ fn ingest_one(
                             (false, None)
                         }
                         Ok(None) => (true, None),
-                        Err(e) => (true, Some(e.to_string())),
+                        Err(e) => (true, Some(failed(e))),
                     };
                     if end || batch.len() >= options.batch_games || bytes >= 4 << 20 {
                         if !batch.is_empty()
@@ -190,8 +196,8 @@ fn ingest_one(
         let read_result = match reader {
             Ok(handle) => handle
                 .join()
-                .unwrap_or_else(|_| Err("reader thread panicked".to_owned())),
-            Err(e) => Err(format!("cannot start the reader thread: {e}")),
+                .unwrap_or_else(|_| Err(("reader thread panicked".to_owned(), false))),
+            Err(e) => Err((format!("cannot start the reader thread: {e}"), false)),
         };
         match storage_error {
             Some(e) => Err(e),

@@ -74,12 +74,53 @@ impl Input {
                 let mut d = zstd::stream::read::Decoder::with_buffer(reader)?;
                 // Files made with `zstd --long=27` (or more) need a larger window than the default.
                 d.window_log_max(31)?;
-                Box::new(d)
+                Box::new(Decompressing(d))
             }
-            [0x1f, 0x8b, ..] => Box::new(flate2::bufread::MultiGzDecoder::new(reader)),
-            [b'B', b'Z', b'h', _] => Box::new(bzip2::bufread::MultiBzDecoder::new(reader)),
+            [0x1f, 0x8b, ..] => {
+                Box::new(Decompressing(flate2::bufread::MultiGzDecoder::new(reader)))
+            }
+            [b'B', b'Z', b'h', _] => {
+                Box::new(Decompressing(bzip2::bufread::MultiBzDecoder::new(reader)))
+            }
             _ => Box::new(reader),
         })
+    }
+}
+
+/// A decompressor whose every error (a damaged stream, a failed checksum) is a
+/// [`DamagedCompression`]: bytes it returned before the error may already be wrong (gzip checks
+/// its CRC only at the end of a member), so a reader must not keep what came from it.
+struct Decompressing<D>(D);
+
+impl<D: Read> Read for Decompressing<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted {
+                e
+            } else {
+                io::Error::new(e.kind(), DamagedCompression(e.to_string()))
+            }
+        })
+    }
+}
+
+/// The error of a damaged compressed input.
+#[derive(Debug)]
+pub struct DamagedCompression(pub String);
+
+impl std::fmt::Display for DamagedCompression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "damaged compressed data: {}", self.0)
+    }
+}
+
+impl std::error::Error for DamagedCompression {}
+
+impl DamagedCompression {
+    /// Whether `e` is (or wraps) one.
+    pub fn is(e: &io::Error) -> bool {
+        e.get_ref()
+            .is_some_and(|inner| inner.is::<DamagedCompression>())
     }
 }
 

@@ -9,8 +9,13 @@
 
 use std::io::{self, Read};
 
-/// Games larger than this are cut (and the cut reported) so memory stays bounded.
-pub const MAX_GAME_BYTES: usize = 64 << 20;
+/// Games larger than this are cut (and the cut reported) so memory stays bounded: a few games
+/// of this size are in flight per parser thread (16 MiB holds the longest annotated games seen,
+/// comments of several megabytes included).
+pub const MAX_GAME_BYTES: usize = 16 << 20;
+/// An input whose first this many bytes hold no tag pair and no move is not PGN: it is
+/// reported and not read further (a NUL flood or a binary file given by mistake).
+pub const PGN_PREFIX_BYTES: usize = 1 << 20;
 const READ_CHUNK: usize = 1 << 20;
 const LOOKAHEAD: usize = 16;
 
@@ -57,6 +62,10 @@ pub struct Splitter<R> {
     seen_moves: bool,
     after_result: bool,
     max_game: usize,
+    /// Whether something in the input looked like PGN; `None` until decided.
+    pgn: Option<bool>,
+    /// Bytes of the input already handed out as games, while `pgn` is undecided.
+    undecided: usize,
 }
 
 impl<R: Read> Splitter<R> {
@@ -85,6 +94,8 @@ impl<R: Read> Splitter<R> {
             seen_moves: false,
             after_result: false,
             max_game: MAX_GAME_BYTES,
+            pgn: None,
+            undecided: 0,
         }
     }
 
@@ -115,6 +126,13 @@ impl<R: Read> Splitter<R> {
     }
 
     fn emit(&mut self, end: usize, oversized: bool) -> RawGame {
+        if self.pgn.is_none() {
+            if looks_like_pgn(&self.buf[self.start..end]) {
+                self.pgn = Some(true);
+            } else {
+                self.undecided += end - self.start;
+            }
+        }
         let text = self.buf[self.start..end].to_vec();
         self.start = end;
         let game = RawGame {
@@ -162,6 +180,23 @@ impl<R: Read> Splitter<R> {
                 self.start = 0;
                 self.scanned = 0;
                 return Ok(None);
+            }
+            if self.pgn.is_none()
+                && self.undecided + (self.scanned - self.start) >= PGN_PREFIX_BYTES
+            {
+                let upto = (self.start + PGN_PREFIX_BYTES).min(self.scanned);
+                if looks_like_pgn(&self.buf[self.start..upto]) {
+                    self.pgn = Some(true);
+                } else {
+                    self.pgn = Some(false);
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "not PGN: the first {} MiB hold no tag pair and no move",
+                            PGN_PREFIX_BYTES >> 20
+                        ),
+                    ));
+                }
             }
             if self.scanned - self.start >= self.max_game {
                 // Cut after the last line break, so a CRLF or a UTF-8 sequence is not split.
@@ -378,6 +413,33 @@ fn result_len(s: &[u8]) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether `text` holds something only PGN has: a tag pair's start (`[Name "`) or a move
+/// number followed by a move (`1.e4`, `12... Nf6`). Junk may pass by chance; it is then read
+/// as junk, within the same bounds as any game.
+fn looks_like_pgn(text: &[u8]) -> bool {
+    let tag = memchr::memchr_iter(b'[', text).any(|i| {
+        let rest = &text[i + 1..];
+        let name = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let after = &rest[name..];
+        let blanks = after
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        name > 0 && blanks > 0 && after.get(blanks) == Some(&b'"')
+    });
+    tag || memchr::memchr_iter(b'.', text).any(|i| {
+        i > 0
+            && text[i - 1].is_ascii_digit()
+            && text[i + 1..]
+                .iter()
+                .find(|b| !matches!(b, b'.' | b' '))
+                .is_some_and(|b| b"abcdefghKQRBNO".contains(b))
+    })
 }
 
 /// Number of line breaks (`\n`, `\r\n` or a lone `\r`).

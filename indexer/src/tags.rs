@@ -10,6 +10,25 @@ pub fn decode_text(bytes: &[u8]) -> String {
     }
 }
 
+/// At most the first 60 characters of `bytes` for a message, with a note of the whole length
+/// when cut: a 64 MiB junk token must not become a 64 MiB error message.
+pub fn excerpt(bytes: &[u8]) -> String {
+    const SHOWN: usize = 60;
+    if bytes.len() <= SHOWN {
+        return decode_text(bytes).escape_debug().to_string();
+    }
+    let mut cut = SHOWN;
+    // Not inside a UTF-8 sequence.
+    while cut > 0 && bytes[cut] & 0xc0 == 0x80 {
+        cut -= 1;
+    }
+    format!(
+        "{}... ({} bytes)",
+        decode_text(&bytes[..cut]).escape_debug(),
+        bytes.len()
+    )
+}
+
 /// The value of a tag (first occurrence, case-sensitive name as PGN requires).
 pub fn tag<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
     tags.iter()
@@ -74,6 +93,12 @@ mod tests {
     #[test]
     fn latin1_fallback() {
         assert_eq!(decode_text(b"Tal"), "Tal");
+        assert_eq!(excerpt(b"e4\0"), "e4\\0");
+        let long = excerpt(&[0u8; 1 << 20]);
+        assert!(
+            long.len() < 400 && long.ends_with("(1048576 bytes)"),
+            "{long}"
+        );
         assert_eq!(decode_text(b"Ljubojevi\xe6"), "Ljubojeviæ");
         assert_eq!(decode_text("Réti".as_bytes()), "Réti");
     }

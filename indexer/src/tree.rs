@@ -11,7 +11,7 @@ use shakmaty::san::{San, SanError, SanPlus};
 use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
 
 use crate::lexer::{Lexer, Token};
-use crate::tags::{decode_text, tag};
+use crate::tags::{decode_text, excerpt, tag};
 
 /// A problem in the game text, at a byte offset of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -308,7 +308,7 @@ pub fn build(text: &[u8]) -> GameTree {
                         kind: "result-in-variation",
                         message: format!(
                             "result \"{}\" inside a variation ends the game; the rest is not read",
-                            decode_text(r)
+                            excerpt(r)
                         ),
                     });
                     lines.truncate(1);
@@ -318,7 +318,7 @@ pub fn build(text: &[u8]) -> GameTree {
             Token::Unknown(word) => g.issues.push(Issue {
                 offset: off,
                 kind: "unknown-token",
-                message: format!("unknown token \"{}\"; skipped", decode_text(word)),
+                message: format!("unknown token \"{}\"; skipped", excerpt(word)),
             }),
             Token::Tag { .. } | Token::BadTag => {}
         }
@@ -379,7 +379,7 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
         g.issues.push(Issue {
             offset: off,
             kind: "unknown-token",
-            message: format!("unknown token \"{}\"; skipped", decode_text(word)),
+            message: format!("unknown token \"{}\"; skipped", excerpt(word)),
         });
         return;
     };
@@ -434,7 +434,7 @@ fn play(g: &mut GameTree, line: &mut Line, word: &[u8], off: usize) {
                     kind,
                     format!(
                         "{what} move \"{}\" in {}; rest of the line dropped",
-                        decode_text(word),
+                        excerpt(word),
                         Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
                     ),
                 );

@@ -105,6 +105,11 @@ const UNICODE_WORDS: [(&str, &str); 4] = [
     ("⊢", "path"),
 ];
 
+/// The most tokens a query may have. Parsing costs memory in proportion to the tokens (about
+/// 250 bytes each, tokens and tree), so a query of megabytes of filters fails here, cleanly,
+/// instead of exhausting memory; real queries have a few thousand.
+pub const MAX_TOKENS: usize = 1_000_000;
+
 /// Splits CQL source into tokens; the last one is [`Tok::Eof`].
 pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     let mut lx = Lexer {
@@ -112,8 +117,15 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
         pos: 0,
         out: Vec::new(),
         attached: false,
+        over_budget: None,
     };
     lx.run()?;
+    if let Some(span) = lx.over_budget {
+        return Err(ParseError::new(
+            format!("the query is too long: more than {MAX_TOKENS} tokens"),
+            span,
+        ));
+    }
     Ok(lx.out)
 }
 
@@ -122,6 +134,8 @@ struct Lexer<'a> {
     pos: usize,
     out: Vec<Token>,
     attached: bool,
+    /// The span of the first token past [`MAX_TOKENS`].
+    over_budget: Option<Span>,
 }
 
 impl Lexer<'_> {
@@ -130,6 +144,11 @@ impl Lexer<'_> {
     }
 
     fn push(&mut self, tok: Tok, start: usize) {
+        if self.out.len() == MAX_TOKENS {
+            // Remembered and reported by `run` at this token's span.
+            self.over_budget.get_or_insert(start..self.pos);
+            return;
+        }
         self.out.push(Token {
             tok,
             span: start..self.pos,
@@ -145,6 +164,9 @@ impl Lexer<'_> {
     fn run(&mut self) -> Result<(), ParseError> {
         self.attached = true;
         loop {
+            if self.over_budget.is_some() {
+                return Ok(());
+            }
             self.skip_space()?;
             let start = self.pos;
             let Some(c) = self.rest().chars().next() else {

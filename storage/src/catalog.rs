@@ -279,7 +279,8 @@ impl CatalogWriter {
         Ok(this)
     }
 
-    fn exists(&self) -> bool {
+    /// Whether the catalog exists on disk (a new database's is made at its first commit).
+    pub fn exists(&self) -> bool {
         self.created.load(std::sync::atomic::Ordering::Acquire)
     }
 

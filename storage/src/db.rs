@@ -58,6 +58,8 @@ pub struct DbWriter {
     /// The segment ids this writer created (their files are removed if it never commits).
     created: Vec<u64>,
     committed: bool,
+    /// Whether this writer made the directory (a build that commits no game removes it).
+    made_dir: bool,
 }
 
 /// What a commit added.
@@ -81,6 +83,7 @@ impl DbWriter {
     /// its catalog), anything else is someone else's folder.
     pub fn open(dir: &Path, options: WriterOptions) -> Result<Self> {
         refuse_foreign_dir(dir)?;
+        let made_dir = !dir.exists();
         std::fs::create_dir_all(dir).map_err(StorageError::io(dir))?;
         let catalog = CatalogWriter::open_or_create(dir)?;
         let (next_id, segments) = catalog.state()?;
@@ -109,6 +112,7 @@ impl DbWriter {
             journal: Some(Journal::new(dir)),
             created: Vec::new(),
             committed: false,
+            made_dir,
         })
     }
 
@@ -288,15 +292,31 @@ impl Drop for DbWriter {
     /// is being finished in the background end, so nothing writes into the directory after the
     /// writer lock is released, and removes the files it wrote (after a full disk, they would
     /// keep it full). A writer killed instead leaves them to the next writer, which removes
-    /// every file the catalog does not name.
+    /// those its journal names.
     fn drop(&mut self) {
         if let Some(handle) = self.finishing.take() {
             let _ = handle.join();
         }
-        if self.committed {
-            return;
+        if !self.committed {
+            self.current = None;
+            self.remove_uncommitted();
         }
-        self.current = None;
+        if !self.catalog.exists() {
+            // A new database that got no game (an empty or unreadable input) is no database:
+            // its lock goes, and the directory if this writer made it, so nothing reads as an
+            // empty database.
+            let _ = std::fs::remove_file(self.dir.join(LOCK_FILE));
+            if self.made_dir {
+                let _ = std::fs::remove_dir(&self.dir);
+            }
+        }
+    }
+}
+
+impl DbWriter {
+    /// Removes the files of the segments this writer created that no catalog names, then its
+    /// journal (kept when a removal failed, for the next writer to finish).
+    fn remove_uncommitted(&mut self) {
         // Never a committed segment's files, whatever happened on the way here.
         let committed: Vec<u64> = match self.catalog.state() {
             Ok((_, segs)) => segs.iter().map(|s| s.id).collect(),
@@ -306,7 +326,6 @@ impl Drop for DbWriter {
         for &id in self.created.iter().filter(|id| !committed.contains(id)) {
             all_removed &= crate::journal::remove_segment_files(&self.dir, id).is_ok();
         }
-        // Its journal goes once nothing it lists is left; else the next writer finishes.
         if all_removed && let Some(j) = self.journal.take() {
             j.discard();
         }

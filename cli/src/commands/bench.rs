@@ -18,8 +18,8 @@ pub enum BenchCommand {
         /// Inputs (default: every file in ../shared/data/large).
         inputs: Vec<PathBuf>,
         /// Parser threads for cqldb (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
         /// Keep the database here instead of a temporary directory.
         #[arg(long)]
         db: Option<PathBuf>,
@@ -87,7 +87,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             threads,
             db,
             runs,
-        } => ingest(inputs, threads, db, runs),
+        } => ingest(inputs, threads.map(|t| t as usize), db, runs),
         BenchCommand::Scan { db } => scan(&db),
         BenchCommand::Query {
             db,

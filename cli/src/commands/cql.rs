@@ -136,7 +136,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
-                errln!("{e}");
+                errln!("{e:#}");
                 Ok(ExitCode::from(1))
             }
         };
@@ -145,7 +145,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let summary = match run_query(&run) {
         Ok(s) => s,
         Err(e) => {
-            errln!("{e}");
+            errln!("{e:#}");
             return Ok(ExitCode::from(1));
         }
     };

@@ -16,15 +16,35 @@ pub fn run(db: &Path, game: Option<u64>) -> Result<ExitCode> {
         }
         n += 1;
         outln!(
-            "{file}:{}:{}: game {g}: {}: {}",
+            "{}:{}:{}: game {g}: {}: {}",
+            one_line(&file),
             issue.line,
             issue.column,
             issue.kind,
-            issue.message
+            one_line(&issue.message)
         );
     }
     if n == 0 {
         errln!("no errors");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `text` with its control characters escaped (`\n`, `\t`, `\u{1b}`), so every problem stays
+/// one line of `file:line:col: ...` whatever a file name holds.
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    }
 }

@@ -240,9 +240,11 @@ fn query(a: Args) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             if a.analyze {
-                bail!(
+                return Err(cqldb::Usage(
                     "--analyze goes with --explain: `cqldb gtql --explain --analyze 'QUERY' --db DIR`"
-                );
+                        .into(),
+                )
+                .into());
             }
             let opts = GtqlOptions {
                 limit,
@@ -252,17 +254,19 @@ fn query(a: Args) -> Result<ExitCode> {
             (texts, out.answers, names.attrs, out.nodes)
         } else {
             if a.explain || a.full_scan || a.analyze {
-                bail!(
+                return Err(cqldb::Usage(
                     "--explain and --full-scan are for --db: a tree file has no index and is always read whole, in one pass"
-                );
+                        .into(),
+                )
+                .into());
             }
             // `cqldb gtql QUERY TREE` or `cqldb gtql -f FILE TREE`.
             let (first_is_query, tree) = match (a.args.len(), &a.file) {
                 (1, Some(_)) => (false, a.args[0].clone()),
                 (2, _) => (true, a.args[1].clone()),
-                _ => bail!(
-                    "usage: cqldb gtql 'QUERY' TREE.gtl | cqldb gtql -f QUERIES TREE.gtl | cqldb gtql 'QUERY' --db DIR"
-                ),
+                _ => return Err(cqldb::Usage(
+                    "usage: cqldb gtql 'QUERY' TREE.gtl | cqldb gtql -f QUERIES TREE.gtl | cqldb gtql 'QUERY' --db DIR".into(),
+                ).into()),
             };
             let texts = read_queries(&a, first_is_query)?;
             // A log (text or `.gtf`) is imported into a temporary `.gtl` first: the same

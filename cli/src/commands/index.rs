@@ -43,9 +43,14 @@ pub fn run(
             ""
         }
     );
+    let kept = if report.games == 0 {
+        "nothing was indexed"
+    } else {
+        "games before it were kept"
+    };
     for f in &report.failures {
         errln!(
-            "cqldb: {}: read failed part-way: {} (games before it were kept)",
+            "cqldb: {}: read failed part-way: {} ({kept})",
             f.input,
             f.message
         );
@@ -79,8 +84,17 @@ fn expand_inputs(names: &[String]) -> Result<Vec<Input>> {
             out.extend(files.into_iter().map(Input::Path));
             continue;
         }
-        if let Err(e) = std::fs::File::open(p) {
-            anyhow::bail!("{}: {e}", p.display());
+        // A regular file is opened once here to find a missing permission before anything is
+        // written; a FIFO or a device is not (its one reader is the ingest: a FIFO opened and
+        // closed here would end its writer's stream, and the second open would wait forever).
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => {
+                if let Err(e) = std::fs::File::open(p) {
+                    anyhow::bail!("{}: {e}", p.display());
+                }
+            }
+            Ok(_) => {}
+            Err(e) => anyhow::bail!("{}: {e}", p.display()),
         }
         out.push(input);
     }
@@ -164,6 +178,22 @@ pub fn index_inputs(
         let _ = ticker.join();
         r
     })?;
+    if let Some(f) = report.failures.iter().find(|f| f.damaged_compression) {
+        bar.finish_and_clear();
+        // Dropping the writer removes what it wrote: the database stays as it was.
+        drop(writer);
+        anyhow::bail!(
+            "{}: {}; nothing was committed (games decompressed before the damage was found may hold it: gzip checks its data only at the end); repair or leave out the file and index again",
+            f.input,
+            f.message
+        );
+    }
+    if report.games == 0 && !report.failures.is_empty() {
+        // Nothing readable: no database is made (or changed); the failures say why.
+        bar.finish_and_clear();
+        drop(writer);
+        return Ok((report, start.elapsed()));
+    }
     bar.set_message("committing");
     writer.commit()?;
     bar.finish_and_clear();

@@ -29,6 +29,17 @@ pub(super) fn lex(src: &str) -> Result<Vec<(T, Span)>, ParseError> {
             continue;
         }
         let start = i;
+        // The same budget as CQL's (`crate::token::MAX_TOKENS`): memory in proportion to the
+        // query, and a clean error past it.
+        if out.len() == crate::token::MAX_TOKENS {
+            return Err(ParseError::new(
+                format!(
+                    "the query is too long: more than {} tokens",
+                    crate::token::MAX_TOKENS
+                ),
+                start..(start + 1).min(b.len()),
+            ));
+        }
         if c.is_ascii_digit() {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;

@@ -62,7 +62,9 @@ pub fn import_gtf(
         let size: usize = size
             .parse()
             .map_err(|_| bad(format!("bad size in '{l}'")))?;
-        if !matches!(size, 1 | 2 | 4 | 8) || off + size > rec_size {
+        // An offset near 2^64 must not wrap past the check.
+        if !matches!(size, 1 | 2 | 4 | 8) || off.checked_add(size).is_none_or(|end| end > rec_size)
+        {
             return Err(bad(format!("field '{name}' does not fit the record")));
         }
         if matches!(name, "node_id" | "last_move") || schema.attrs.iter().any(|a| a.name == name) {

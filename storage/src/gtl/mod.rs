@@ -170,5 +170,16 @@ attr flags flags QRootNode=1 QNode=2\nattr value int\nnodes\n0 - PVNode 0 5\n1 e
         // A truncated body is an error, not a panic.
         std::fs::write(&path, &f[..f.len() - 3]).unwrap();
         assert!(import_gtf(&path, |_, _, _, _| Ok(())).is_err());
+        // So are field offsets and sizes at the ends of the integers.
+        for field in [
+            format!("val {} 2", u64::MAX),
+            format!("val {} 1", u64::MAX - 1),
+            format!("val 0 {}", u64::MAX),
+        ] {
+            let head = format!("mychess-1.0 1 2 1 1\nPVNode 0\n{field}\n");
+            std::fs::write(&path, [head.as_bytes(), &f[f.len() - 18..]].concat()).unwrap();
+            let e = import_gtf(&path, |_, _, _, _| Ok(())).unwrap_err();
+            assert!(e.to_string().contains("does not fit"), "{field}: {e}");
+        }
     }
 }

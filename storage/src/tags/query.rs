@@ -119,6 +119,7 @@ impl Eval<'_> {
             UserInputAst::Leaf(l) => *l,
             other => return self.tantivy_leaf(other),
         };
+        unsupported(&leaf)?;
         if let Some(games) = self.attribute_leaf(&leaf)? {
             return Ok(games);
         }
@@ -260,6 +261,40 @@ impl Eval<'_> {
         }
         Ok(Some(games))
     }
+}
+
+/// Refuses the query syntax tag searches do not run (rather than answer it wrongly): tantivy
+/// would read `kasparov~1` as a phrase with a slop and `white:*` needs a column tags do not
+/// keep.
+fn unsupported(leaf: &UserInputLeaf) -> Result<()> {
+    // The grammar keeps an unquoted `kasparov~1` as one word, `~1` included.
+    let fuzzy_word = |l: &tantivy::query_grammar::UserInputLiteral| {
+        l.delimiter == tantivy::query_grammar::Delimiter::None
+            && l.phrase
+                .rsplit_once('~')
+                .is_some_and(|(w, n)| !w.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let why = match leaf {
+        UserInputLeaf::Literal(l) if fuzzy_word(l) => format!(
+            "'{}': fuzzy matching (~N) is not supported; use a prefix (kasp*) or a word of the name",
+            l.phrase
+        ),
+        UserInputLeaf::Literal(l) if l.slop > 0 => format!(
+            "'{}~{}': fuzzy and proximity matching (~N) are not supported; use a prefix (kasp*) or a word of the name",
+            l.phrase, l.slop
+        ),
+        UserInputLeaf::Exists { field } => format!(
+            "'{field}:*' (any value) is not supported; search for a word or a prefix of the value (white:a*)"
+        ),
+        UserInputLeaf::Regex { pattern, .. } => format!(
+            "'/{pattern}/': regular expressions are not supported; use a prefix (kasp*) or words"
+        ),
+        UserInputLeaf::Literal(_)
+        | UserInputLeaf::All
+        | UserInputLeaf::Range { .. }
+        | UserInputLeaf::Set { .. } => return Ok(()),
+    };
+    Err(tags_error(why))
 }
 
 /// Game attributes a tag query can test directly.

@@ -48,6 +48,9 @@ pub struct Engine {
     pub(crate) regexes: FxHashMap<String, Option<regex::Regex>>,
     /// Visit variation positions too.
     pub variations: bool,
+    /// Whether `comment(...)` text is wanted (games are written). A count reads none, so its
+    /// text is not built (a megabyte literal at every position cost seconds).
+    pub comments: bool,
 }
 
 impl Engine {
@@ -61,6 +64,7 @@ impl Engine {
             dicts: vec![FxHashMap::default(); n],
             regexes: FxHashMap::default(),
             variations,
+            comments: true,
         }
     }
 
@@ -74,6 +78,7 @@ impl Engine {
             dicts: vec![FxHashMap::default(); n],
             regexes: FxHashMap::default(),
             variations: self.variations,
+            comments: self.comments,
         }
     }
 

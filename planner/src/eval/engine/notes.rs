@@ -8,6 +8,16 @@ use super::Engine;
 
 impl Engine {
     pub(super) fn comment(&mut self, args: &[Node], cx: &mut Cx) -> Option<Value> {
+        if !self.comments {
+            // The text is not wanted, but an argument may assign (`comment(x = 3)`); a constant
+            // cannot, and a long one costs its copy.
+            for a in args {
+                if !matches!(a.expr, Expr::Str(_) | Expr::Number(_)) {
+                    self.eval(a, cx);
+                }
+            }
+            return Some(Value::Matched);
+        }
         let text = self.render_args(args, cx);
         cx.comments.push((cx.cur, text));
         Some(Value::Matched)
