@@ -298,8 +298,10 @@ fn main() -> std::process::ExitCode {
     // A library's panic on a damaged file is caught and reported as an error naming the file
     // (see `cqldb_storage::guard`); its default message would read like a crash.
     let default_hook = std::panic::take_hook();
+    // So is a panic on the zeros a shrunk database file reads as (`cqldb_storage::mapped`):
+    // the run then ends with an error naming the file.
     std::panic::set_hook(Box::new(move |info| {
-        if !cqldb_storage::guard::guarded() {
+        if !cqldb_storage::guard::guarded() && cqldb_storage::mapped::faults() == 0 {
             default_hook(info);
         }
     }));

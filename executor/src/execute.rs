@@ -50,7 +50,19 @@ pub fn execute_with(
     match source {
         Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
         Source::Db(db) => {
-            sink.summary.stats = run_db(db, &plan, opts.analyze, engine, &mut sink)?;
+            // A database file that shrinks under the run reads as zeros (see
+            // `cqldb_storage::mapped`): the sink stops at the next game, and the run is an
+            // error naming the file, whether it ended or a library panicked on the zeros.
+            let before = cqldb_storage::mapped::faults();
+            sink.faults_since = Some(before);
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_db(db, &plan, opts.analyze, engine, &mut sink)
+            }));
+            db.check_shrink(before)?;
+            sink.summary.stats = match ran {
+                Ok(stats) => stats?,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
         }
     }
     sink.summary.plan = Some(plan);

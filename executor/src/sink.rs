@@ -83,6 +83,9 @@ pub struct Sink<'a> {
     pub(crate) summary: Summary,
     /// `sort matchcount`: selected games wait here (key, number, output) until the end.
     sorted: Option<Vec<(i64, u64, Vec<u8>)>>,
+    /// The count of shrunk-file faults when the run began (over a database): a game is not
+    /// taken once a file shrank, as it may have been read from zeros.
+    pub(crate) faults_since: Option<u64>,
 }
 
 /// What one game contributes to the run.
@@ -141,6 +144,7 @@ impl<'a> Sink<'a> {
             format,
             summary: Summary::default(),
             sorted: query.header.sort_matchcount.then(Vec::new),
+            faults_since: None,
         })
     }
 
@@ -157,6 +161,12 @@ impl<'a> Sink<'a> {
     }
 
     pub(crate) fn accept(&mut self, g: GameOut) -> Result<()> {
+        if self
+            .faults_since
+            .is_some_and(|f| cqldb_storage::mapped::faults() != f)
+        {
+            anyhow::bail!("a database file shrank while it was being read");
+        }
         self.summary.games += 1;
         self.summary.positions += g.positions;
         self.summary.messages.extend(g.messages);

@@ -506,6 +506,22 @@ impl Database {
         })
     }
 
+    /// An error naming a file of the database that shrank while it was read since `before`
+    /// (a [`crate::mapped::faults`] reading taken when the read began): then what was read
+    /// may hold zeros, and no answer may come from it.
+    pub fn check_shrink(&self, before: u64) -> Result<()> {
+        if crate::mapped::faults() == before {
+            return Ok(());
+        }
+        for s in &self.segments {
+            s.intact()?;
+        }
+        match crate::mapped::shrunk_since(before, &self.dir) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
     /// Totals.
     pub fn stats(&self) -> Result<DbStats> {
         // The catalog's two copies (either may be missing: the manifest in a database written
@@ -605,6 +621,13 @@ impl Database {
 
     /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).
     pub fn search_tags(&self, query: &str) -> Result<Vec<u64>> {
+        let before = crate::mapped::faults();
+        let out = self.search_tags_unchecked(query);
+        self.check_shrink(before)?;
+        out
+    }
+
+    fn search_tags_unchecked(&self, query: &str) -> Result<Vec<u64>> {
         let mut out = Vec::new();
         for (e, segment) in self.entries.iter().zip(&self.segments) {
             let reader = self.tag_reader(e)?;

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use memmap2::Mmap;
+use crate::mapped::Map;
 
 use crate::error::{Result, StorageError};
 
@@ -151,7 +151,7 @@ fn write_into(
 
 /// A verified, memory-mapped container file.
 pub struct MappedFile {
-    map: Mmap,
+    map: Map,
 }
 
 impl MappedFile {
@@ -159,9 +159,9 @@ impl MappedFile {
     /// whole payload (a reader that checks what it reads part by part skips that pass).
     pub fn open(path: &Path, magic: &[u8; 8], verify: bool) -> Result<Self> {
         let f = File::open(path).map_err(StorageError::io(path))?;
-        // SAFETY: segment files are immutable once written (new data always goes to new files)
-        // and the map is read-only; readers check what they use (the whole checksum, or each part's).
-        let map = unsafe { Mmap::map(&f) }.map_err(StorageError::io(path))?;
+        // Segment files are immutable once written (new data always goes to new files); one
+        // that shrinks under the map is caught (`mapped.rs`).
+        let map = Map::open(&f, path).map_err(StorageError::io(path))?;
         if map.len() < HEADER_LEN {
             return Err(StorageError::corrupt(path, "file shorter than its header"));
         }
@@ -216,6 +216,12 @@ impl MappedFile {
             return None;
         }
         r[4..28].try_into().ok()
+    }
+
+    /// Whether the file shrank under its map (see `mapped.rs`): what was read from it since
+    /// may be zeros.
+    pub fn shrunk(&self) -> bool {
+        self.map.shrunk()
     }
 
     /// The verified payload.

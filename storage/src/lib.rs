@@ -34,6 +34,7 @@ pub mod gtl;
 pub mod guard;
 pub mod journal;
 pub mod manifest;
+pub mod mapped;
 mod migrate;
 pub mod move_features;
 pub mod output_file;

@@ -238,21 +238,19 @@ impl AtomicFile {
 
     /// Flushes and syncs what was written so far (a long write spreads its syncs).
     pub fn sync_data(&mut self) -> std::io::Result<()> {
-        let r = match self.file.as_mut() {
+        match self.file.as_mut() {
             Some(f) => f.flush().and_then(|()| f.get_ref().sync_data()),
             None => Ok(()),
-        };
-        r
+        }
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let r = match self.file.as_mut() {
+        match self.file.as_mut() {
             Some(f) => f.write(buf),
             None => Err(std::io::Error::other("already committed")),
-        };
-        r
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

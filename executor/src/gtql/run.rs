@@ -58,8 +58,17 @@ pub fn answer_games(
         opts.threads,
     );
     let mut stats = stats;
-    let nodes =
-        games::feed_games_measured(db, queries, &mut pass, listing, scan, stats.as_deref_mut())?;
+    // A database file that shrinks under the pass is an error naming it, not an answer
+    // (`cqldb_storage::mapped`).
+    let before = cqldb_storage::mapped::faults();
+    let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        games::feed_games_measured(db, queries, &mut pass, listing, scan, stats.as_deref_mut())
+    }));
+    db.check_shrink(before)?;
+    let nodes = match fed {
+        Ok(nodes) => nodes?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     let answers = pass.finish();
     if let Some(st) = stats {
         // The pass runs alongside the feed: the residual lasts until its last answer.

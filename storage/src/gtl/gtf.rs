@@ -15,10 +15,25 @@ pub fn import_gtf(
     mut f: impl FnMut(&TreeSchema, u32, &[u8], &[i64]) -> Result<()>,
 ) -> Result<(TreeSchema, u64)> {
     let file = std::fs::File::open(path).map_err(StorageError::io(path))?;
-    // SAFETY: read-only map of a file we do not modify; a concurrent writer could only make
-    // the bounds-checked reads below fail or see other bytes.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(StorageError::io(path))?;
-    let bytes: &[u8] = &map;
+    // A file that shrinks while it is read reads as zeros and is then reported (`mapped.rs`);
+    // an empty one cannot be mapped.
+    let empty = file.metadata().map_err(StorageError::io(path))?.len() == 0;
+    let map = if empty {
+        None
+    } else {
+        Some(crate::mapped::Map::open(&file, path).map_err(StorageError::io(path))?)
+    };
+    let bytes: &[u8] = map.as_deref().unwrap_or_default();
+    let shrunk = || {
+        map.as_ref()
+            .is_some_and(crate::mapped::Map::shrunk)
+            .then(|| {
+                StorageError::corrupt(
+                    path,
+                    "the file shrank while it was being read (truncated by another program?)",
+                )
+            })
+    };
     let bad = |m: String| StorageError::Format(format!("{}: {m}", path.display()));
     // Header: text lines.
     let mut at = 0usize;
@@ -147,6 +162,9 @@ pub fn import_gtf(
             n as u64 - emitted,
             u32_at(n - 1, 0)
         )));
+    }
+    if let Some(e) = shrunk() {
+        return Err(e);
     }
     Ok((schema, emitted))
 }

@@ -297,7 +297,22 @@ impl Segment {
     }
 
     fn corrupt(&self, what: &str) -> StorageError {
+        if self.file.shrunk() {
+            // What failed was read from pages the file no longer has (`mapped.rs`).
+            return StorageError::corrupt(
+                &self.path,
+                "the file shrank while it was being read (truncated by another program?)",
+            );
+        }
         StorageError::corrupt(&self.path, what)
+    }
+
+    /// An error if the file shrank under its map: what was read since may be zeros.
+    pub fn intact(&self) -> Result<()> {
+        if self.file.shrunk() {
+            return Err(self.corrupt("shrank"));
+        }
+        Ok(())
     }
 
     /// Number of games.
@@ -617,7 +632,7 @@ impl Segment {
     /// error naming the file, never a wrong answer).
     fn check_blob(&self, blob: &[u8], crc: Option<&rkyv::rend::u32_le>, what: &str) -> Result<()> {
         match crc {
-            Some(c) if c.to_native() == blob_crc(blob) => Ok(()),
+            Some(c) if c.to_native() == blob_crc(blob) && !self.file.shrunk() => Ok(()),
             Some(_) => Err(self.corrupt(&format!("checksum mismatch ({what})"))),
             None => Err(self.corrupt(&format!("no checksum for a {what}"))),
         }

@@ -8,8 +8,13 @@ use crate::error::{Result, StorageError};
 /// A directory that reads and never writes or locks: a segment's tag index is immutable once
 /// the catalog names it, so the locks tantivy takes to read an index that may change are not
 /// needed (and could not be taken without write permission).
+/// Files are mapped through [`crate::mapped::Map`], so one that shrinks under a search is an
+/// error, not a SIGBUS.
 #[derive(Clone, Debug)]
-pub(super) struct ReadOnlyDir(pub(super) tantivy::directory::MmapDirectory);
+pub(super) struct ReadOnlyDir(
+    pub(super) tantivy::directory::MmapDirectory,
+    pub(super) std::path::PathBuf,
+);
 
 impl tantivy::Directory for ReadOnlyDir {
     fn get_file_handle(
@@ -19,7 +24,24 @@ impl tantivy::Directory for ReadOnlyDir {
         std::sync::Arc<dyn tantivy::directory::FileHandle>,
         tantivy::directory::error::OpenReadError,
     > {
-        self.0.get_file_handle(path)
+        let full = self.1.join(path);
+        let err = |e: std::io::Error| {
+            tantivy::directory::error::OpenReadError::wrap_io_error(e, path.to_owned())
+        };
+        let file = std::fs::File::open(&full).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                tantivy::directory::error::OpenReadError::FileDoesNotExist(path.to_owned())
+            } else {
+                err(e)
+            }
+        })?;
+        if file.metadata().map_err(err)?.len() == 0 {
+            return Ok(std::sync::Arc::new(tantivy::directory::OwnedBytes::empty()));
+        }
+        let map = crate::mapped::Map::open(&file, &full).map_err(err)?;
+        Ok(std::sync::Arc::new(tantivy::directory::OwnedBytes::new(
+            map,
+        )))
     }
 
     fn delete(
@@ -118,11 +140,16 @@ pub fn dir_digest(dir: &Path) -> Result<u32> {
             d.column(&[]);
             continue;
         }
-        // SAFETY: the index files are written once and never modified in place (`repair`
-        // builds a new directory and renames it over the old); tantivy maps the same files;
-        // this map is read-only and dropped before returning.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(StorageError::io(&path))?;
+        // The index files are written once and never modified in place (`repair` builds a new
+        // directory and renames it over the old); one that shrinks is reported.
+        let map = crate::mapped::Map::open(&file, &path).map_err(StorageError::io(&path))?;
         d.column(&map);
+        if map.shrunk() {
+            return Err(StorageError::corrupt(
+                &path,
+                "the file shrank while it was being read (truncated by another program?)",
+            ));
+        }
     }
     Ok(d.finish())
 }

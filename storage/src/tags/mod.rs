@@ -246,7 +246,7 @@ impl TagReader {
     fn open_unguarded(dir: &Path) -> Result<Self> {
         let files = tantivy::directory::MmapDirectory::open(dir)
             .map_err(|e| StorageError::corrupt(dir, format!("tag index: {e}")))?;
-        let index = Index::open(ReadOnlyDir(files))?;
+        let index = Index::open(ReadOnlyDir(files, dir.to_owned()))?;
         register_tokenizer(&index);
         let (_, fields) = schema();
         let current = index
