@@ -12,27 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{cqldb, ok, s};
-
-/// A small PGN file of `n` games, numbered from `from` (players and events vary, some games
-/// end in mate).
-fn games(n: usize, from: usize) -> String {
-    let mut t = String::new();
-    for i in from..from + n {
-        t.push_str(&format!(
-            "[Event \"Open {e}\"]\n[White \"Player{w}\"]\n[Black \"Kasparov{b}\"]\n[Result \"1-0\"]\n\n",
-            e = i % 7,
-            w = i % 5,
-            b = i % 3
-        ));
-        if i % 2 == 0 {
-            t.push_str("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n");
-        } else {
-            t.push_str("1. d4 d5 2. c4 (2. Nf3 Nf6) dxc4 3. e4 1-0\n\n");
-        }
-    }
-    t
-}
+use common::{cqldb, games, ok, s};
 
 /// A database of two segments (two appends) in a fresh directory.
 fn two_segment_db(dir: &Path) -> PathBuf {

@@ -155,6 +155,8 @@ pub struct AtomicFile {
     tmp: PathBuf,
     file: Option<BufWriter<File>>,
     slot: Option<usize>,
+    /// Set once the rename put the file in place (until then, dropping removes it).
+    renamed: bool,
 }
 
 impl AtomicFile {
@@ -183,7 +185,7 @@ impl AtomicFile {
         ));
         interrupts::install();
         let slot = interrupts::register(&tmp);
-        let file = match File::create_new(&tmp) {
+        let file = match faults::point().and_then(|()| File::create_new(&tmp)) {
             Ok(f) => f,
             Err(e) => {
                 if let Some(s) = slot {
@@ -200,6 +202,7 @@ impl AtomicFile {
             tmp,
             file: Some(BufWriter::with_capacity(1 << 16, file)),
             slot,
+            renamed: false,
         })
     }
 
@@ -215,16 +218,22 @@ impl AtomicFile {
             path: self.target.clone(),
             error: e,
         };
-        let Some(w) = self.file.take() else {
+        let Some(w) = self.file.as_mut() else {
             return Err(io(std::io::Error::other("already committed")));
         };
-        let f = w.into_inner().map_err(|e| io(e.into_error()))?;
+        faults::point().and_then(|()| w.flush()).map_err(io)?;
+        let f = w.get_ref();
         if let Ok(old) = std::fs::metadata(&self.target) {
-            f.set_permissions(old.permissions()).map_err(io)?;
+            faults::point()
+                .and_then(|()| f.set_permissions(old.permissions()))
+                .map_err(io)?;
         }
-        f.sync_all().map_err(io)?;
-        drop(f);
-        std::fs::rename(&self.tmp, &self.target).map_err(io)?;
+        faults::point().and_then(|()| f.sync_all()).map_err(io)?;
+        self.file = None;
+        faults::point()
+            .and_then(|()| std::fs::rename(&self.tmp, &self.target))
+            .map_err(io)?;
+        self.renamed = true;
         if let Some(dir) = self.target.parent() {
             // The rename made durable; a directory that cannot be synced (some file systems)
             // does not undo it.
@@ -247,6 +256,7 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        faults::point()?;
         match self.file.as_mut() {
             Some(f) => f.write(buf),
             None => Err(std::io::Error::other("already committed")),
@@ -263,12 +273,47 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        self.file = None;
+        if !self.renamed {
             let _ = std::fs::remove_file(&self.tmp);
         }
         if let Some(s) = self.slot.take() {
             interrupts::unregister(s);
         }
+    }
+}
+
+/// Fault injection for the tests: every step that can fail (creating, each write, the flush,
+/// the permissions, the sync, the rename) is a point, and a test makes the n-th point of its
+/// thread fail. Outside tests a point never fails.
+mod faults {
+    #[cfg(test)]
+    thread_local! {
+        static PLAN: std::cell::Cell<(usize, Option<usize>)> = const { std::cell::Cell::new((0, None)) };
+    }
+
+    /// Fails the `n`-th point from now on this thread (`None`: none), and resets the count.
+    #[cfg(test)]
+    pub(super) fn fail_at(n: Option<usize>) {
+        PLAN.with(|p| p.set((0, n)));
+    }
+
+    /// Points passed since [`fail_at`].
+    #[cfg(test)]
+    pub(super) fn passed() -> usize {
+        PLAN.with(|p| p.get().0)
+    }
+
+    pub(super) fn point() -> std::io::Result<()> {
+        #[cfg(test)]
+        {
+            let (k, n) = PLAN.with(std::cell::Cell::get);
+            PLAN.with(|p| p.set((k + 1, n)));
+            if n == Some(k) {
+                return Err(std::io::Error::other("injected fault"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -426,6 +471,40 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Every step of writing an output fails in turn: each time the previous file is intact,
+    /// no temporary file is left, and the error names the target.
+    #[test]
+    fn a_failure_at_any_step_leaves_the_old_file_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.pgn");
+        std::fs::write(&target, "old").unwrap();
+        let write = || -> Result<()> {
+            let mut f = AtomicFile::create(&target)?;
+            for _ in 0..5 {
+                f.write_all(&[b'x'; 40_000])
+                    .map_err(StorageError::io(&target))?;
+            }
+            f.commit()
+        };
+        faults::fail_at(None);
+        write().unwrap();
+        let points = faults::passed();
+        assert!(points >= 8, "{points} points");
+        for n in 0..points {
+            std::fs::write(&target, "old").unwrap();
+            faults::fail_at(Some(n));
+            let e = write().expect_err("the injected fault surfaces");
+            assert!(e.to_string().contains("out.pgn"), "{e}");
+            assert_eq!(std::fs::read(&target).unwrap(), b"old", "point {n}");
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                1,
+                "point {n}"
+            );
+        }
+        faults::fail_at(None);
     }
 
     #[test]
