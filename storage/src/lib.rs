@@ -14,6 +14,10 @@
 //! It must not know about PGN, query languages or the command line: the indexer hands it finished
 //! [`NewGame`]s, and planners and executors read [`Database`]s.
 //!
+//! It also owns the files around a database: outputs written for the user (`output_file`:
+//! never over an input or inside a database, renamed into place when complete), the writer's
+//! journal (`journal`), and memory maps that report a file shrinking under them (`mapped`).
+//!
 //! Flow: [`DbWriter::open`] → [`DbWriter::push_game`]… → [`DbWriter::commit`]; then
 //! [`Database::open`] → [`Database::game_positions`], [`Database::search_tags`], bitmaps.
 
