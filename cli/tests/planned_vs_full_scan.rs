@@ -178,7 +178,11 @@ fn blind_data_agrees() {
     }
 }
 
-const BLIND_QUERIES: [&str; 23] = [
+const BLIND_QUERIES: [&str; 27] = [
+    "flip { Ka1 }",
+    "rotate90 { Qa1-h1 }",
+    "flipvertical { Rh1 kh8 }",
+    "shift { Kg1 Pf2 Pg2 Ph2 }",
     "mate",
     "stalemate",
     "check not mate",
@@ -295,7 +299,20 @@ fn filter() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|a| format!("not {a}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} or {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{ {a} {b} }}")),
-            inner.clone().prop_map(|a| format!("flipcolor {{ {a} }}")),
+            (
+                prop::sample::select(vec![
+                    "flipcolor",
+                    "reversecolor",
+                    "flip",
+                    "flipvertical",
+                    "fliphorizontal",
+                    "rotate90",
+                    "shifthorizontal",
+                    "shiftvertical",
+                ]),
+                inner.clone()
+            )
+                .prop_map(|(t, a)| format!("{t} {{ {a} }}")),
             (inner.clone(), inner).prop_map(|(a, b)| format!("({a} and {b})")),
         ]
     })

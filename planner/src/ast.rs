@@ -108,6 +108,10 @@ pub enum Direction {
     Orthogonal,
     /// All eight.
     AnyDirection,
+    /// Along the a1-h8 diagonal: north-east or south-west (a 45° turn of `horizontal`).
+    MainDiagonal,
+    /// Along the h1-a8 diagonal: north-west or south-east (a 45° turn of `vertical`).
+    OffDiagonal,
 }
 
 impl Direction {
@@ -127,6 +131,8 @@ impl Direction {
             Horizontal => &[(1, 0), (-1, 0)],
             Diagonal => &[(1, 1), (-1, 1), (1, -1), (-1, -1)],
             Orthogonal => &[(0, 1), (0, -1), (1, 0), (-1, 0)],
+            MainDiagonal => &[(1, 1), (-1, -1)],
+            OffDiagonal => &[(-1, 1), (1, -1)],
             AnyDirection => &[
                 (0, 1),
                 (0, -1),
@@ -137,20 +143,6 @@ impl Direction {
                 (1, -1),
                 (-1, -1),
             ],
-        }
-    }
-
-    /// The direction seen with the board's ranks mirrored (for `flipcolor`).
-    pub fn mirrored(self) -> Self {
-        use Direction::*;
-        match self {
-            Up => Down,
-            Down => Up,
-            NorthEast => SouthEast,
-            SouthEast => NorthEast,
-            NorthWest => SouthWest,
-            SouthWest => NorthWest,
-            other => other,
         }
     }
 }
@@ -458,34 +450,63 @@ pub enum Expr {
     Comment(Vec<Node>),
     /// `message(...)`
     Message(Vec<Node>),
-    /// A transform such as `flipcolor f`: the filter evaluated as it is and as each of its
-    /// transformed copies (colours swapped at run time, no copy of the tree); matches if any
-    /// of them does.
-    Transform(TransformKind, Box<Node>),
+    /// A transform such as `flipcolor f`: the filter evaluated under each of its basic
+    /// transforms at run time (no copy of the tree); matches if any image does.
+    Transform(Box<Transformed>),
     /// `dictionary D` and other declarations: always matches.
     Declaration,
     /// `unbind x`
     Unbind(usize),
 }
 
-/// Which copies of its filter a transform evaluates.
+/// The transform filters (see `crate::transform` for their basic transforms).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TransformKind {
-    /// `flipcolor`: the filter, then with the colours swapped.
+    /// `flipcolor` (⬓): the filter and its colour-swapped image.
     FlipColor,
-    /// `reversecolor`: only with the colours swapped.
+    /// `reversecolor`: only the colour-swapped image.
     ReverseColor,
+    /// `flip` / `flipdihedral` (✵): the eight symmetries of the board.
+    Flip,
+    /// `flipvertical`: files mirrored.
+    FlipVertical,
+    /// `fliphorizontal`: ranks mirrored (colours kept).
+    FlipHorizontal,
+    /// `rotate90`: the four quarter turns.
+    Rotate90,
+    /// `rotate45`: directions turned by multiples of 45°.
+    Rotate45,
+    /// `shift`: every translation.
+    Shift,
+    /// `shifthorizontal`: translations along the ranks.
+    ShiftHorizontal,
+    /// `shiftvertical`: translations along the files.
+    ShiftVertical,
 }
 
-impl TransformKind {
-    /// For each copy evaluated, in order: whether the colours are swapped (white pieces read
-    /// as black ones, ranks mirrored, the side to move exchanged).
-    pub fn copies(self) -> &'static [bool] {
-        match self {
-            Self::FlipColor => &[false, true],
-            Self::ReverseColor => &[true],
-        }
-    }
+/// How the values of a transform's matching images make its own value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// A set filter: the union of the images' sets.
+    Union,
+    /// A numeric filter: the largest of the images' numbers.
+    Max,
+    /// Anything else: the first matching image's value.
+    First,
+}
+
+/// `T F` or `T count F`.
+#[derive(Clone, Debug)]
+pub struct Transformed {
+    /// Which transform.
+    pub kind: TransformKind,
+    /// `count`: the value is the number of (distinct, valid) images that match, and the
+    /// filter always matches.
+    pub count: bool,
+    /// How the images' values combine (from the filter's type).
+    pub combine: Combine,
+    /// The filter transformed.
+    pub body: Node,
 }
 
 /// A user function: parameter slots and body.
@@ -606,8 +627,8 @@ impl Node {
             | Int(a)
             | Case(_, a)
             | Assign(_, _, a)
-            | DictGet(_, a)
-            | Transform(_, a) => out.push(a),
+            | DictGet(_, a) => out.push(a),
+            Transform(t) => out.push(&t.body),
             If(c, t, e) => {
                 out.push(c);
                 out.push(t);
@@ -646,11 +667,113 @@ impl Node {
     }
 
     /// Calls `f` on this node and every node inside it (without recursion: any depth).
+    ///
+    /// (See [`for_each_child_mut`] for the mutable children.)
     pub fn walk(&self, f: &mut impl FnMut(&Node)) {
         let mut stack = vec![self];
         while let Some(n) = stack.pop() {
             f(n);
             stack.extend(n.children().into_iter().rev());
         }
+    }
+}
+
+/// Calls `f` on each child of `e`, mutably, in the order of [`Node::children`].
+pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
+    use Expr::*;
+    match e {
+        Compound(xs)
+        | Ray(_, xs, _)
+        | MinMax(_, xs)
+        | ToStr(xs)
+        | Call(_, xs)
+        | Comment(xs)
+        | Message(xs) => xs.iter_mut().for_each(f),
+        And(a, b)
+        | Or(a, b)
+        | Binary(_, a, b)
+        | In(a, b)
+        | Regex(a, b)
+        | Colon(a, b)
+        | Attacks(a, b)
+        | AttackedBy(a, b)
+        | Between(a, b)
+        | MakeSquare(a, b)
+        | Ancestor(a, b)
+        | Descendant(a, b)
+        | Distance(a, b)
+        | Lca(a, b)
+        | DictSet(_, a, b)
+        | SquareIter(_, _, a, b)
+        | PieceIter(_, _, a, b)
+        | While(a, b) => {
+            f(a);
+            f(b);
+        }
+        Not(a)
+        | Neg(a)
+        | Complement(a)
+        | Count(a)
+        | Direction(_, _, _, a)
+        | Shade(_, a)
+        | RankFile(_, a)
+        | Power(a)
+        | Position(a)
+        | Abs(a)
+        | Sqrt(a)
+        | Int(a)
+        | Case(_, a)
+        | Assign(_, _, a)
+        | DictGet(_, a) => f(a),
+        Transform(t) => f(&mut t.body),
+        If(c, t, e) => {
+            f(c);
+            f(t);
+            if let Some(e) = e {
+                f(e);
+            }
+        }
+        Compare(a, rest) => {
+            f(a);
+            rest.iter_mut().for_each(|(_, x)| f(x));
+        }
+        Pin(a, b, c) => [a, b, c].into_iter().flatten().for_each(|x| f(x)),
+        Child(a) => {
+            if let Some(a) = a {
+                f(a);
+            }
+        }
+        Slice(a, b, c, _) => {
+            f(a);
+            if let Some(b) = b {
+                f(b);
+            }
+            if let Some(c) = c {
+                f(c);
+            }
+        }
+        Find(x) => f(&mut x.body),
+        Dash(d) | CountMoves(d) => {
+            for x in [&mut d.from, &mut d.to, &mut d.target]
+                .into_iter()
+                .flatten()
+            {
+                f(x);
+            }
+        }
+        Move(m) => {
+            for x in [&mut m.from, &mut m.to, &mut m.capture]
+                .into_iter()
+                .flatten()
+            {
+                f(x);
+            }
+        }
+        Number(_) | Str(_) | True | False | Pieces(_) | Group(_) | Pawns(_) | Fen(_) | Check
+        | Mate | Stalemate | ToMove(_) | SideToMove | ColorConst(_) | Initial | Terminal
+        | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth | PositionId
+        | GameNumber | CurrentPosition | Parent | From | To | Castled(_) | EnPassant | NullMove
+        | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year | Var(_) | Declaration
+        | Unbind(_) => {}
     }
 }

@@ -96,14 +96,7 @@ impl Parser {
                 let inner = self.filter()?;
                 Some(inner.expr)
             }
-            "flipcolor" => {
-                let body = self.unary()?;
-                Some(Expr::Transform(TransformKind::FlipColor, Box::new(body)))
-            }
-            "reversecolor" => {
-                let body = self.unary()?;
-                Some(Expr::Transform(TransformKind::ReverseColor, Box::new(body)))
-            }
+            _ if TransformKind::of_keyword(w).is_some() => Some(self.transform(w, start)?),
             "echo" => {
                 self.echo_names()?;
                 return Err(ParseError::new(
@@ -191,6 +184,48 @@ impl Parser {
         let d = crate::ast_direction(w)?;
         self.next();
         Some(d)
+    }
+
+    /// `T [count] F`: the transform's argument is one whole filter, read at the lowest level
+    /// (CQL's precedence table puts transforms with the constituents of `{...}`), so
+    /// `flipcolor A attacks k` is `flipcolor (A attacks k)` and `flipcolor Q == 1` is
+    /// `flipcolor (Q == 1)`.
+    fn transform(&mut self, w: &str, start: usize) -> PResult<Expr> {
+        let Some(kind) = TransformKind::of_keyword(w) else {
+            return Err(ParseError::new("not a transform", start..start + w.len()));
+        };
+        let count = self.eat_word("count");
+        if !self.starts_filter() {
+            return Err(self.unexpected(&format!("expected a filter after '{w}'")));
+        }
+        let body = self.filter_inner()?;
+        if kind == TransformKind::Rotate45 {
+            let mut partial = None;
+            body.walk(&mut |n| {
+                if let Expr::Pieces(d) = &n.expr
+                    && d.squares != u64::MAX
+                {
+                    partial.get_or_insert(n.span.clone());
+                }
+            });
+            if let Some(span) = partial {
+                return Err(ParseError::new(
+                    "inside 'rotate45' a square set must be the whole board (a 45° turn of a square is no square)",
+                    span,
+                ));
+            }
+        }
+        let combine = match crate::type_of::ty_of(&body, self) {
+            Ty::Set => Combine::Union,
+            Ty::Number => Combine::Max,
+            _ => Combine::First,
+        };
+        Ok(Expr::Transform(Box::new(Transformed {
+            kind,
+            count,
+            combine,
+            body,
+        })))
     }
 
     fn new_name(&mut self, after: &str) -> PResult<String> {

@@ -208,7 +208,9 @@ impl Parser {
         r
     }
 
-    fn filter_inner(&mut self) -> PResult<Node> {
+    /// A whole filter without a nesting level of its own, for a prefix whose own parse
+    /// already counted one (a transform: its argument then costs what `unary` cost before).
+    pub(crate) fn filter_inner(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
         // `p = ...` with a piece letter as the name.
         if let (Tok::Designator(_), Tok::Sym(op)) = (&self.peek().tok, &self.peek_at(1).tok)

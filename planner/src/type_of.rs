@@ -15,6 +15,10 @@ pub trait Scope {
 pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
     use Expr::*;
     match &n.expr {
+        // A transform's value is its images' (united sets, the largest number), or with
+        // `count` their number.
+        Transform(t) if t.count => Ty::Number,
+        Transform(t) => ty_of(&t.body, p),
         // The filters with a file of their own.
         Ancestor(..) | Descendant(..) => filter::ancestry::TYPE,
         Attacks(..) | AttackedBy(..) => filter::attack::TYPE,
@@ -104,7 +108,6 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | While(..)
         | Comment(_)
         | Message(_)
-        | Transform(..)
         | Declaration
         | Unbind(_) => Ty::Logical,
     }

@@ -50,14 +50,19 @@ pub struct Cx<'g> {
     pub chess: FxHashMap<u32, shakmaty::Chess>,
     /// Evaluation problems (see [`GameMatch::warnings`]).
     pub warnings: Vec<String>,
-    /// Whether colours are swapped (inside a `flipcolor` copy): colour- and direction-bound
-    /// literals are read through `crate::transform`.
-    pub flip: bool,
+    /// The basic transforms of the transforms being evaluated, outermost first: literals
+    /// (designators, directions, sides, shades) are read through them (`crate::transform`).
+    pub transforms: Vec<crate::transform::Step>,
     pub(crate) call_depth: usize,
     pub(crate) steps: u64,
 }
 
 impl Cx<'_> {
+    /// Whether the transforms being evaluated exchange the colours.
+    pub fn colours_swapped(&self) -> bool {
+        crate::transform::colours_swapped(&self.transforms)
+    }
+
     /// The current position's row.
     pub fn position(&self) -> &cqldb_storage::PositionRecord {
         &self.game.positions[self.cur as usize]

@@ -21,7 +21,7 @@ pub const TYPE: Ty = Ty::Number;
 
 /// The constant, negated inside a colour swap.
 pub fn eval(c: i64, cx: &Cx) -> Option<Value> {
-    Some(Value::Num(if cx.flip { -c } else { c }))
+    Some(Value::Num(if cx.colours_swapped() { -c } else { c }))
 }
 
 /// Index rule: none (a number matches everywhere).

@@ -1,8 +1,9 @@
 //! The direction filters: `up`, `down`, `left`, `right`, `northeast`, `northwest`, `southeast`,
 //! `southwest`, `vertical`, `horizontal`, `diagonal`, `orthogonal`, `anydirection`, with an
 //! optional distance `N` or range `N M` (1 to 7 without one), then a set: the squares that
-//! far from a square of the set in that direction, over any pieces. Under a colour-swapping
-//! transform, up and down swap.
+//! far from a square of the set in that direction, over any pieces. Inside a transform the
+//! direction is read through its images (`rotate45` turns `horizontal` and `vertical` into
+//! the two diagonal lines, which have no keyword).
 
 use crate::ast::{Direction, Expr, Node};
 use crate::eval::value::Value;
@@ -56,11 +57,7 @@ pub fn eval(
     cx: &mut Cx,
 ) -> Option<Value> {
     let x = ev.set(set, cx)?;
-    let d = if cx.flip {
-        transform::flip_direction(d)
-    } else {
-        d
-    };
+    let d = transform::map_direction(&cx.transforms, d);
     Some(Value::Set(board::direction(d, lo, hi, x)))
 }
 

@@ -28,7 +28,7 @@ pub const TYPE: Ty = Ty::Number;
 
 /// The rating of White (`white`) or Black, seen through the transform's colours.
 pub fn eval(white: bool, cx: &Cx) -> Option<Value> {
-    let tag = if white != cx.flip {
+    let tag = if white != cx.colours_swapped() {
         "WhiteElo"
     } else {
         "BlackElo"

@@ -69,13 +69,15 @@ pub const TYPE: Ty = Ty::Logical;
 /// pattern's mirrored square holds the piece of the other colour.
 pub fn eval(cells: &[u8], cx: &Cx) -> Option<Value> {
     let rec = cx.position();
-    let flip = cx.flip;
+    let mapped;
+    let cells = if cx.transforms.is_empty() {
+        cells
+    } else {
+        mapped = transform::map_fen(&cx.transforms, cells);
+        &mapped[..]
+    };
     let ok = (0..64u32).all(|sq| {
-        let want = if flip {
-            transform::flip_cell(cells[transform::mirror_square(sq as usize)])
-        } else {
-            cells[sq as usize]
-        };
+        let want = cells[sq as usize];
         want == ANY || board::piece_on(rec, sq).map_or(EMPTY, |p| p as u8) == want
     });
     ok.then_some(Value::Matched)

@@ -43,11 +43,7 @@ pub fn eval(
     for s in sets {
         values.push(ev.set(s, cx)?);
     }
-    let dir = if cx.flip {
-        dir.map(transform::flip_direction)
-    } else {
-        dir
-    };
+    let dir = dir.map(|d| transform::map_direction(&cx.transforms, d));
     Some(Value::Set(board::ray(cx.position(), dir, &values)))
 }
 

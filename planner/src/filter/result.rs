@@ -21,8 +21,10 @@ pub fn parse(_: &str, p: &mut dyn Syntax) -> PResult<Expr> {
 /// It matches or not, with no value of its own.
 pub const TYPE: Ty = Ty::Logical;
 
-/// Matches in a game whose (first) Result tag is `r`, spelled exactly so.
+/// Matches in a game whose (first) Result tag is `r`, spelled exactly so (`1-0` and `0-1`
+/// exchanged by a colour swap).
 pub fn eval(r: &str, cx: &Cx) -> Option<Value> {
+    let r = crate::transform::map_result(&cx.transforms, r);
     (cx.game.tag("Result") == Some(r)).then_some(Value::Matched)
 }
 

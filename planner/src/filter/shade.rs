@@ -21,6 +21,8 @@ pub const TYPE: Ty = Ty::Set;
 /// `set`'s squares of the shade (`light` or dark).
 pub fn eval(light: bool, set: &Node, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
     let x = ev.set(set, cx)?;
+    // An image that maps light squares onto dark ones reads `light` as `dark`.
+    let light = light != crate::transform::shades_swapped(&cx.transforms);
     Some(Value::Set(if light {
         x & board::LIGHT
     } else {

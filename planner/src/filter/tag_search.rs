@@ -42,10 +42,10 @@ pub fn ty(search: Option<&str>) -> Ty {
 
 /// The tag names a field reads: one, or two for `player` (no allocation: it runs at every
 /// position a tag filter is evaluated at).
-fn names(field: &TagField) -> impl Iterator<Item = &str> {
+fn names(field: &TagField, swapped: bool) -> impl Iterator<Item = &str> {
     let (first, second) = match field {
-        TagField::Player(Some(true)) => ("White", None),
-        TagField::Player(Some(false)) => ("Black", None),
+        TagField::Player(Some(white)) if *white != swapped => ("White", None),
+        TagField::Player(Some(_)) => ("Black", None),
         TagField::Player(None) => ("White", Some("Black")),
         TagField::Event => ("Event", None),
         TagField::Site => ("Site", None),
@@ -60,7 +60,8 @@ fn names(field: &TagField) -> impl Iterator<Item = &str> {
 /// A search looks at every value of the tag (a malformed game may repeat one, and the tag
 /// index keeps them all); a value is the first.
 pub fn eval(field: &TagField, search: Option<&str>, cx: &Cx) -> Option<Value> {
-    let mut values = names(field).flat_map(|n| cx.game.tags_named(n));
+    // `player white` reads Black's name in a colour-swapped image.
+    let mut values = names(field, cx.colours_swapped()).flat_map(|n| cx.game.tags_named(n));
     match search {
         Some(s) => values.any(|v| v.contains(s)).then_some(Value::Matched),
         None => values.next().map(|v| Value::Str(v.to_owned())),
@@ -81,7 +82,7 @@ pub fn bounds(field: &TagField, search: Option<&str>) -> Bounds {
         needle: needle.to_owned(),
     };
     Bounds::exact(
-        names(field)
+        names(field, false)
             .map(scan)
             .reduce(Scan::or)
             .unwrap_or(Scan::Empty),

@@ -21,7 +21,7 @@ pub const TYPE: Ty = Ty::Logical;
 
 /// Matches where the side to move is White (`white`), seen through the transform's colours.
 pub fn eval(white: bool, cx: &Cx) -> Option<Value> {
-    ((cx.position().turn() == shakmaty::Color::White) == (white != cx.flip))
+    ((cx.position().turn() == shakmaty::Color::White) == (white != cx.colours_swapped()))
         .then_some(Value::Matched)
 }
 

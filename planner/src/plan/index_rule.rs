@@ -10,6 +10,9 @@ use super::bounds::{Bounds, mirror};
 use super::rules::simplify::simplify;
 use super::scan::{MaterialTest, Scan};
 
+/// The most images of a transform planned as the union of their bounds.
+const MAX_PLANNED_IMAGES: usize = 64;
+
 /// The bounds of a query body (its filters must all match), for a query that visits
 /// variations or only main lines (`variations`: move filters then see different moves).
 pub fn body_bounds(body: &[Node], variations: bool) -> Bounds {
@@ -77,25 +80,27 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         And(a, b) => Bounds::and(bounds(a, variations), bounds(b, variations)),
         Or(a, b) => Bounds::or(bounds(a, variations), bounds(b, variations)),
         Not(a) => Bounds::negate(bounds(a, variations)),
-        // `flipcolor f` and the other transforms: the filter or one of its copies.
-        // Simplified at once: a nested transform's copies repeat (`flipcolor flipcolor f` has
-        // f and its flip twice each), and must not double at every level.
-        Transform(kind, body) => {
-            let b = bounds(body, variations);
-            let all = kind
-                .copies()
+        // `flipcolor f` and the other transforms: one of the filter's images, each written out
+        // with its literals rewritten (`crate::transform::rewrite`), so its bounds are the
+        // rewritten filter's own. Simplified at once: nested transforms' images repeat and
+        // must not double at every level. A transform of many images (a `shift` of a square)
+        // is left to the residual rather than planned as a union of hundreds of scans.
+        Transform(t) => {
+            let (kinds, body) = crate::transform::chain(t);
+            let images = crate::transform::images_of_chain(&kinds, body, &[]);
+            if images.len() > MAX_PLANNED_IMAGES {
+                return Bounds::unknown();
+            }
+            let all = images
                 .iter()
-                .map(|&flip| {
-                    if flip {
-                        Bounds {
-                            upper: b.upper.flip_colors(),
-                            lower: b.lower.flip_colors(),
-                        }
-                    } else {
-                        b.clone()
-                    }
-                })
+                .map(|steps| bounds(&crate::transform::rewrite_all(body, steps), variations))
                 .fold(Bounds::exact(Scan::Empty), Bounds::or);
+            let all = if t.count {
+                // `count` always matches.
+                Bounds::exact(Scan::All)
+            } else {
+                all
+            };
             Bounds {
                 upper: simplify(&all.upper),
                 lower: simplify(&all.lower),

@@ -186,15 +186,6 @@ impl GameAttr {
         }
     }
 
-    /// The same attribute of the other side.
-    pub fn flip_colors(self) -> Self {
-        match self {
-            Self::Year => Self::Year,
-            Self::WhiteElo => Self::BlackElo,
-            Self::BlackElo => Self::WhiteElo,
-        }
-    }
-
     /// The values one bitmap holds: a year each, ratings in bands of a hundred (the storage's
     /// band width, which the executor's tests check).
     pub fn band(self) -> u16 {
@@ -429,58 +420,6 @@ impl Scan {
             Scan::Or(_) => "BitmapOr".into(),
             Scan::Not(_) => "BitmapNot".into(),
             Scan::GamesWith(_) => "GamesWith".into(),
-        }
-    }
-
-    /// The positions where the colour-swapped filter holds (`flipcolor`): pieces' colours
-    /// exchanged and ranks mirrored, white to move exchanged with black to move; game sets and
-    /// the other flags are the same.
-    pub fn flip_colors(&self) -> Scan {
-        use crate::transform::{mirror_ranks, swap_colors};
-        match self {
-            Scan::Pieces { pieces, squares } => Scan::Pieces {
-                pieces: swap_colors(*pieces),
-                squares: mirror_ranks(*squares),
-            },
-            Scan::Material(tests) => Scan::Material(
-                tests
-                    .iter()
-                    .map(|t| MaterialTest {
-                        pieces: swap_colors(t.pieces),
-                        ..*t
-                    })
-                    .collect(),
-            ),
-            Scan::Flag(PositionFlag::WhiteToMove) => {
-                Scan::complement(Scan::Flag(PositionFlag::WhiteToMove))
-            }
-            Scan::GameRange { attr, lo, hi } => Scan::GameRange {
-                attr: attr.flip_colors(),
-                lo: *lo,
-                hi: *hi,
-            },
-            Scan::And(xs) => Scan::And(xs.iter().map(Scan::flip_colors).collect()),
-            Scan::Or(xs) => Scan::Or(xs.iter().map(Scan::flip_colors).collect()),
-            Scan::Not(x) => Scan::complement(x.flip_colors()),
-            Scan::GamesWith(x) => Scan::games_with(x.flip_colors()),
-            Scan::Board {
-                placement,
-                otherwise,
-            } => Scan::Board {
-                placement: Box::new(std::array::from_fn(|i| {
-                    mirror_ranks(placement[(i + 6) % 12])
-                })),
-                otherwise: Box::new(otherwise.flip_colors()),
-            },
-            Scan::All
-            | Scan::Empty
-            | Scan::Flag(_)
-            | Scan::GameNumbers(..)
-            | Scan::GameResult(_)
-            | Scan::GameTag { .. }
-            // Move facts have no colour.
-            | Scan::Moves { .. }
-            | Scan::Ply(..) => self.clone(),
         }
     }
 

@@ -48,6 +48,8 @@ pub struct Engine {
     pub(crate) regexes: FxHashMap<String, Option<regex::Regex>>,
     /// Visit variation positions too.
     pub variations: bool,
+    /// The images each transform evaluates (see `transforms.rs`).
+    images: transforms::ImageCache,
     /// Whether `comment(...)` text is wanted (games are written). A count reads none, so its
     /// text is not built (a megabyte literal at every position cost seconds).
     pub comments: bool,
@@ -65,6 +67,7 @@ impl Engine {
             regexes: FxHashMap::default(),
             variations,
             comments: true,
+            images: transforms::ImageCache::default(),
         }
     }
 
@@ -79,6 +82,7 @@ impl Engine {
             regexes: FxHashMap::default(),
             variations: self.variations,
             comments: self.comments,
+            images: transforms::ImageCache::default(),
         }
     }
 
@@ -111,7 +115,7 @@ impl Engine {
             messages: Vec::new(),
             chess: FxHashMap::default(),
             warnings: Vec::new(),
-            flip: false,
+            transforms: Vec::new(),
             call_depth: 0,
             steps: 0,
         };
@@ -152,10 +156,10 @@ impl Engine {
             Str(s) => Some(Value::Str(s.clone())),
             True | Declaration => Some(Value::Matched),
             False => None,
-            Pieces(d) => Some(Value::Set(if cx.flip {
-                board::designate(rec, &transform::flip_piece_set(*d))
-            } else {
+            Pieces(d) => Some(Value::Set(if cx.transforms.is_empty() {
                 board::designate(rec, d)
+            } else {
+                board::designate(rec, &transform::map_piece_set(&cx.transforms, *d))
             })),
             Compound(items) => self.compound(items, cx),
             And(a, b) => self.and(a, b, cx),
@@ -192,7 +196,7 @@ impl Engine {
             While(c, body) => self.while_loop(c, body, cx),
             Comment(args) => self.comment(args, cx),
             Message(args) => self.message(args, cx),
-            Transform(kind, body) => self.transform(kind, body, cx),
+            Transform(t) => self.transform(t, cx),
             // The filters with a file of their own.
             Ancestor(a, b) => filter::ancestry::eval(a, b, self, cx),
             AttackedBy(a, b) => filter::attack::eval(false, a, b, self, cx),

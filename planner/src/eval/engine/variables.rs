@@ -152,13 +152,13 @@ impl Engine {
         for (&s, v) in func.params.iter().zip(values) {
             self.vars[s] = Some(v);
         }
-        // A transform around a call swaps the colours of its arguments, not of the function's
-        // body (as when transforms copied the query).
-        let flip = std::mem::replace(&mut cx.flip, false);
+        // CQL transforms a call, not a function's definition: the arguments (evaluated above)
+        // are read through the transforms around the call, the body is not.
+        let outer = std::mem::take(&mut cx.transforms);
         cx.call_depth += 1;
         let r = self.eval(&func.body, cx);
         cx.call_depth -= 1;
-        cx.flip = flip;
+        cx.transforms = outer;
         for (&s, v) in func.params.iter().zip(saved) {
             self.vars[s] = v;
         }
