@@ -34,8 +34,8 @@ impl Parser {
             "max" => Some(Expr::MinMax(true, self.paren_args()?)),
             "min" => Some(Expr::MinMax(false, self.paren_args()?)),
             "str" => Some(Expr::ToStr(self.paren_args()?)),
-            "comment" => Some(Expr::Comment(self.paren_args()?)),
-            "message" => Some(Expr::Message(self.paren_args()?)),
+            "comment" => Some(Expr::Comment(self.note_args()?)),
+            "message" => Some(Expr::Message(self.note_args()?)),
             "not" => Some(Expr::Not(Box::new(self.not()?))),
             "if" => {
                 let cond = self.filter()?;
@@ -48,7 +48,7 @@ impl Parser {
                 };
                 Some(Expr::If(Box::new(cond), Box::new(then), els))
             }
-            "square" | "piece" => Some(self.iteration(w == "piece")?),
+            "square" | "piece" => Some(self.iteration(w == "piece", false)?),
             "while" => {
                 let open = self.peek().span.clone();
                 if !self.at_sym("(") {
@@ -228,6 +228,18 @@ impl Parser {
         })))
     }
 
+    /// The arguments of `comment` and `message`: in parentheses, or one without them
+    /// (`comment "text"`, `///"text"`).
+    fn note_args(&mut self) -> PResult<Vec<Node>> {
+        if self.at_sym("(") {
+            return self.paren_args();
+        }
+        if !self.starts_filter() {
+            return Err(self.unexpected("expected '(' or an argument"));
+        }
+        Ok(vec![self.unary()?])
+    }
+
     fn new_name(&mut self, after: &str) -> PResult<String> {
         let t = self.peek().clone();
         match &t.tok {
@@ -246,8 +258,10 @@ impl Parser {
         }
     }
 
-    fn iteration(&mut self, piece: bool) -> PResult<Expr> {
-        let all = self.eat_word("all") || self.eat_sym("[forall]");
+    /// `square [all] x in S body` and `piece [all] x in S body` (`all` already read when
+    /// `all_read`, as in `∀x∊S`).
+    pub(crate) fn iteration(&mut self, piece: bool, all_read: bool) -> PResult<Expr> {
+        let all = all_read || self.eat_word("all") || self.eat_sym("[forall]");
         let name = self.new_name(if piece { "piece" } else { "square" })?;
         if !(self.eat_word("in") || self.eat_sym("[element]")) {
             return Err(self.unexpected("expected 'in'"));

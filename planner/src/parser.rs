@@ -177,7 +177,7 @@ impl Parser {
     pub(crate) fn starts_filter(&self) -> bool {
         match &self.peek().tok {
             Tok::Eof => false,
-            Tok::Sym(s) => matches!(*s, "(" | "{" | "#" | "~" | "-" | "[forall]"),
+            Tok::Sym(s) => matches!(*s, "(" | "{" | "#" | "~" | "-" | "[forall]" | "◭"),
             Tok::Word(w) => !matches!(
                 w.as_str(),
                 "then" | "else" | "and" | "or" | "in" | "attacks" | "attackedby" | "through" | "to"
@@ -671,6 +671,23 @@ impl Parser {
                 self.next();
                 Ok(Node {
                     expr: Expr::Compound(items),
+                    span: self.span_from(start),
+                })
+            }
+            // The square and piece loops' symbol forms: `x∊S`, `∀x∊S`, `◭x∊S`, `∀◭x∊S`.
+            Tok::Word(_) if self.peek_at(1).tok == Tok::Sym("[element]") => {
+                let e = self.iteration(false, false)?;
+                Ok(Node {
+                    expr: e,
+                    span: self.span_from(start),
+                })
+            }
+            Tok::Sym("[forall]") | Tok::Sym("◭") => {
+                let all = self.eat_sym("[forall]");
+                let piece = self.eat_sym("◭");
+                let e = self.iteration(piece, all)?;
+                Ok(Node {
+                    expr: e,
                     span: self.span_from(start),
                 })
             }

@@ -84,7 +84,7 @@ const SYMBOLS: [&str; 33] = [
 const SINGLE: [&str; 8] = ["&", "|", "~", "#", ":", "=", ",", "]"];
 
 /// Unicode spellings and their ASCII equivalents (designators are handled separately).
-const UNICODE_SYMBOLS: [(&str, &str); 10] = [
+const UNICODE_SYMBOLS: [(&str, &str); 13] = [
     ("≤", "<="),
     ("≥", ">="),
     ("≠", "!="),
@@ -95,14 +95,18 @@ const UNICODE_SYMBOLS: [(&str, &str); 10] = [
     ("∀", "[forall]"),
     ("∊", "[element]"),
     ("≺", "[<]"),
+    ("≼", "[<=]"),
+    ("≻", "[>]"),
+    ("≽", "[>=]"),
 ];
 
 /// Unicode words that stand for keywords.
-const UNICODE_WORDS: [(&str, &str); 4] = [
+const UNICODE_WORDS: [(&str, &str); 5] = [
     ("⬓", "flipcolor"),
     ("✵", "flip"),
     ("∙", "currentposition"),
     ("⊢", "path"),
+    ("◎", "focus"),
 ];
 
 /// The most tokens a query may have. Parsing costs memory in proportion to the tokens (about
@@ -182,7 +186,11 @@ impl Lexer<'_> {
                 self.push(Tok::Result(lit.to_owned()), start);
                 continue;
             }
-            if c == '"' {
+            if self.rest().starts_with("///") {
+                // CQL 6.2's shorthand for `comment`: `///"text"`.
+                self.pos += 3;
+                self.push(Tok::Word("comment".to_owned()), start);
+            } else if c == '"' {
                 let s = self.string()?;
                 self.push(Tok::Str(s), start);
             } else if c.is_ascii_digit() {
@@ -215,6 +223,10 @@ impl Lexer<'_> {
             } else if let Some(d) = designator(self.rest()) {
                 self.pos += d.1;
                 self.push(Tok::Designator(d.0), start);
+            } else if c == '◭' {
+                // `◭x∊S`: a piece loop's mark before its variable (a designator otherwise).
+                self.pos += c.len_utf8();
+                self.push(Tok::Sym("◭"), start);
             } else if c.is_alphabetic() || c == '_' {
                 let len = self
                     .rest()
@@ -272,7 +284,7 @@ impl Lexer<'_> {
             if let Some(c) = r.chars().next().filter(|c| c.is_whitespace()) {
                 self.pos += c.len_utf8();
                 self.attached = false;
-            } else if r.starts_with("//") {
+            } else if r.starts_with("//") && !r.starts_with("///") {
                 self.pos += r.find('\n').unwrap_or(r.len());
                 self.attached = false;
             } else if let Some(body) = r.strip_prefix("/*") {
@@ -415,7 +427,22 @@ fn piece_spec(s: &str) -> Option<(u16, usize)> {
         }
         return Some((mask, close + 1));
     }
-    Some((piece_char(c)?, c.len_utf8()))
+    if c.is_ascii() {
+        return Some((piece_char(c)?, 1));
+    }
+    // Figurines written side by side are one set of piece types: `♔♚` is `[Kk]`.
+    let mut mask = 0;
+    let mut len = 0;
+    for ch in s.chars() {
+        match piece_char(ch) {
+            Some(m) if !ch.is_ascii() => {
+                mask |= m;
+                len += ch.len_utf8();
+            }
+            _ => break,
+        }
+    }
+    (len > 0).then_some((mask, len))
 }
 
 /// A square spec: `e4`, `a-h1-8`, `c-f3`, or a bracketed comma list of those.
