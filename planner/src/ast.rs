@@ -264,6 +264,158 @@ pub struct Find {
     pub body: Node,
 }
 
+/// `path` (⊢) and the deprecated `line`: a regular expression over the moves of the game tree
+/// from the current position (see `crate::filter::path`).
+#[derive(Clone, Debug)]
+pub struct PathFilter {
+    /// Which of the two, and which way a `line` goes.
+    pub kind: PathKind,
+    /// The parameters written before the pattern.
+    pub params: PathParams,
+    /// What it matches.
+    pub pattern: Pattern,
+}
+
+/// `path` or `line`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PathKind {
+    /// `path`: moves are dash constituents; other filters test the position reached.
+    Path,
+    /// `line -->` (forward) or `line <--` (`backward`): each constituent is one position.
+    Line {
+        /// `<--`: from the current position towards the game's first.
+        backward: bool,
+    },
+}
+
+/// A `path`'s or `line`'s parameters.
+#[derive(Clone, Debug, Default)]
+pub struct PathParams {
+    /// `primary`: only main continuations (each position's first move).
+    pub primary: bool,
+    /// `secondary` (`line`): only moves that are not main continuations.
+    pub secondary: bool,
+    /// `quiet`: no Start/End notes.
+    pub quiet: bool,
+    /// `nestban`: no match starts inside an earlier match of the same filter.
+    pub nestban: bool,
+    /// `firstmatch`: the first complete match found, not the longest.
+    pub firstmatch: bool,
+    /// `lastposition`: the value is the position the match ends at.
+    pub lastposition: bool,
+    /// `keepallbest`: notes for every match as long as the best one.
+    pub keepallbest: bool,
+    /// `singlecolor` (`line`): constituents match positions of one side to move (two moves
+    /// per step).
+    pub singlecolor: bool,
+    /// `verbose`, `piecepath`: accepted, as the reference does; they change only the wording
+    /// of notes it writes for debugging.
+    pub verbose: bool,
+    /// `title "..."`: the notes' name instead of `path`.
+    pub title: Option<String>,
+    /// `max F`: the best match is the one where `F`, at its end, is largest.
+    pub max: Option<Node>,
+    /// `focus [capture] S` (◎): the pieces on `S` at the start; only their moves count (and
+    /// with `capture`, captures of them), others are walked over.
+    pub focus: Option<(bool, Node)>,
+}
+
+/// A pattern of `path`/`line` constituents.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// One after the other.
+    Seq(Vec<Pattern>),
+    /// `p*`, `p+`, `p?`, `p{n}`, `p{n,}`, `p{n,m}`: at least `min`, at most `max` times.
+    Repeat(Box<Pattern>, u32, Option<u32>),
+    /// A filter true at the position reached (not moving on).
+    Test(Node),
+    /// A dash constituent: one move of the game matching the dash, then the filters written
+    /// right after it, true at the position the move reaches.
+    Move(Box<Dash>, Vec<Node>),
+    /// `line`'s step between constituents: one move (to a child, or back to the parent).
+    Step,
+}
+
+impl Pattern {
+    /// The filters inside, in source order.
+    pub fn nodes(&self) -> Vec<&Node> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(p) = stack.pop() {
+            match p {
+                Pattern::Seq(items) => stack.extend(items.iter().rev()),
+                Pattern::Repeat(inner, ..) => stack.push(inner),
+                Pattern::Test(n) => out.push(n),
+                Pattern::Move(d, then) => {
+                    out.extend(d.from.as_ref());
+                    out.extend(d.to.as_ref());
+                    out.extend(d.target.as_ref());
+                    out.extend(then);
+                }
+                Pattern::Step => {}
+            }
+        }
+        out
+    }
+
+    /// The filters inside, mutable.
+    pub fn nodes_mut(&mut self) -> Vec<&mut Node> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(p) = stack.pop() {
+            match p {
+                Pattern::Seq(items) => stack.extend(items.iter_mut().rev()),
+                Pattern::Repeat(inner, ..) => stack.push(inner),
+                Pattern::Test(n) => out.push(n),
+                Pattern::Move(d, then) => {
+                    let Dash {
+                        from, to, target, ..
+                    } = &mut **d;
+                    out.extend(from.as_mut());
+                    out.extend(to.as_mut());
+                    out.extend(target.as_mut());
+                    out.extend(then.iter_mut());
+                }
+                Pattern::Step => {}
+            }
+        }
+        out
+    }
+}
+
+impl PathFilter {
+    /// Every filter inside: the parameters', then the pattern's.
+    pub fn nodes(&self) -> Vec<&Node> {
+        let mut out: Vec<&Node> = Vec::new();
+        out.extend(self.params.max.as_ref());
+        out.extend(self.params.focus.as_ref().map(|(_, s)| s));
+        out.extend(self.pattern.nodes());
+        out
+    }
+
+    /// The same, mutable.
+    pub fn nodes_mut(&mut self) -> Vec<&mut Node> {
+        let mut out: Vec<&mut Node> = Vec::new();
+        out.extend(self.params.max.as_mut());
+        out.extend(self.params.focus.as_mut().map(|(_, s)| s));
+        out.extend(self.pattern.nodes_mut());
+        out
+    }
+}
+
+/// A path status filter: what the innermost (or last) matching `path` found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PathStatus {
+    /// `pathstart`: the position it started at.
+    Start,
+    /// `pathlastposition`: the position its last move reached.
+    LastPosition,
+    /// `pathcount`: the moves it counted (focused ones).
+    Count,
+    /// `pathcountunfocused`: every move it walked.
+    CountUnfocused,
+}
+
 /// Assignment operators.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AssignOp {
@@ -388,6 +540,10 @@ pub enum Expr {
     Lca(Box<Node>, Box<Node>),
     /// `find ...`
     Find(Box<Find>),
+    /// `path ...` / `line ...`
+    Path(Box<PathFilter>),
+    /// `pathstart`, `pathlastposition`, `pathcount`, `pathcountunfocused`
+    PathStatus(PathStatus),
     /// A dash filter.
     Dash(Box<Dash>),
     /// `countmoves <dash>`
@@ -646,6 +802,7 @@ impl Node {
                 out.extend(c.as_deref());
             }
             Find(f) => out.push(&f.body),
+            Path(p) => out.extend(p.nodes()),
             Dash(d) | CountMoves(d) => {
                 out.extend(d.from.as_ref());
                 out.extend(d.to.as_ref());
@@ -661,7 +818,7 @@ impl Node {
             | Terminal | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth
             | PositionId | GameNumber | CurrentPosition | Parent | From | To | Castled(_)
             | EnPassant | NullMove | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year
-            | Var(_) | Declaration | Unbind(_) => {}
+            | Var(_) | Declaration | Unbind(_) | PathStatus(_) => {}
         }
         out
     }
@@ -753,6 +910,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
             }
         }
         Find(x) => f(&mut x.body),
+        Path(p) => p.nodes_mut().into_iter().for_each(f),
         Dash(d) | CountMoves(d) => {
             for x in [&mut d.from, &mut d.to, &mut d.target]
                 .into_iter()
@@ -774,6 +932,6 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth | PositionId
         | GameNumber | CurrentPosition | Parent | From | To | Castled(_) | EnPassant | NullMove
         | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year | Var(_) | Declaration
-        | Unbind(_) => {}
+        | Unbind(_) | PathStatus(_) => {}
     }
 }

@@ -104,13 +104,6 @@ impl Parser {
                     start..start + w.len(),
                 ));
             }
-            "path" => {
-                self.path_check()?;
-                return Err(ParseError::new(
-                    "'path' is not supported yet",
-                    start..start + w.len(),
-                ));
-            }
             "sort" => {
                 let kw = self.peek().clone();
                 if (self.eat_word("min") || self.eat_word("max"))
@@ -326,34 +319,66 @@ impl Parser {
         }
         Ok(())
     }
-
-    /// CQL 6.2 does not accept `|` between path constituents.
-    fn path_check(&mut self) -> PResult<()> {
-        let mut depth = 0usize;
-        loop {
-            match &self.peek().tok {
-                Tok::Eof => return Ok(()),
-                Tok::Sym("(") | Tok::Sym("{") => depth += 1,
-                Tok::Sym(")") | Tok::Sym("}") => {
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                    depth -= 1;
-                }
-                Tok::Sym("|") if depth > 0 => {
-                    return Err(ParseError::new(
-                        "'|' alternation between path constituents is not accepted by CQL 6.2",
-                        self.peek().span.clone(),
-                    ));
-                }
-                _ => {}
-            }
-            self.next();
-        }
-    }
 }
 
 impl Syntax for Parser {
+    fn sym_at(&self, k: usize, sym: &str) -> bool {
+        matches!(&self.peek_at(k).tok, Tok::Sym(s) if *s == sym)
+    }
+
+    fn number_at(&self, k: usize) -> Option<i64> {
+        match self.peek_at(k).tok {
+            Tok::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn starts_filter(&self) -> bool {
+        Parser::starts_filter(self)
+    }
+
+    fn group_of_moves(&self) -> bool {
+        if !self.at_sym("(") {
+            return false;
+        }
+        let mut depth = 0usize;
+        for k in 0.. {
+            match &self.peek_at(k).tok {
+                Tok::Eof => return false,
+                Tok::Sym("(") => depth += 1,
+                Tok::Sym(")") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return false;
+                    }
+                }
+                Tok::Dash { .. } | Tok::Sym("-->" | "<--") => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    fn line_constituent(&mut self) -> PResult<Node> {
+        let saved = std::mem::replace(&mut self.in_line, true);
+        let r = self.not();
+        self.in_line = saved;
+        r
+    }
+
+    fn at_dash(&self) -> bool {
+        matches!(self.peek().tok, Tok::Dash { .. })
+    }
+
+    fn designator_then_dash(&self) -> bool {
+        let square_like = match &self.peek().tok {
+            Tok::Designator(_) => true,
+            Tok::Word(w) => self.var_slot(w).is_some(),
+            _ => false,
+        };
+        square_like && matches!(self.peek_at(1).tok, Tok::Dash { .. }) && self.peek_at(1).attached
+    }
+
     fn set_arg(&mut self, word: &str) -> PResult<Node> {
         Parser::set_arg(self, word)
     }

@@ -64,6 +64,9 @@ pub struct Parser {
     nesting: usize,
     /// Inside `x[a:b]`, where `:` is the slice separator rather than the colon filter.
     no_colon: bool,
+    /// Reading a `line` constituent: a `+` or `*` followed by no operand is the line's
+    /// repetition mark, not arithmetic.
+    pub(crate) in_line: bool,
 }
 
 impl Parser {
@@ -78,6 +81,7 @@ impl Parser {
             function_depth: 0,
             nesting: 0,
             no_colon: false,
+            in_line: false,
         }
     }
 
@@ -490,6 +494,15 @@ impl Parser {
         let mut lhs_ty = ty_of(&lhs, self);
         let mut chain = 0usize;
         while let Some(op) = operator(&self.peek().tok) {
+            if self.in_line
+                && matches!(op, BinOp::Add | BinOp::Mul)
+                && !matches!(
+                    self.peek_at(1).tok,
+                    Tok::Number(_) | Tok::Word(_) | Tok::Designator(_) | Tok::Sym("(" | "#" | "-")
+                )
+            {
+                break;
+            }
             let t = self.next();
             let rhs = operand(self)?;
             let rhs_ty = ty_of(&rhs, self);

@@ -81,7 +81,7 @@ const SYMBOLS: [&str; 33] = [
     "/",
     "%",
 ];
-const SINGLE: [&str; 8] = ["&", "|", "~", "#", ":", "=", ",", "]"];
+const SINGLE: [&str; 9] = ["&", "|", "~", "#", ":", "=", ",", "]", "?"];
 
 /// Unicode spellings and their ASCII equivalents (designators are handled separately).
 const UNICODE_SYMBOLS: [(&str, &str); 13] = [

@@ -453,6 +453,8 @@ pub fn literal(e: &Expr) -> Literal {
         | Distance(..)
         | Lca(..)
         | Find(_)
+        | Path(_)
+        | PathStatus(_)
         | Dash(_)
         | CountMoves(_)
         | Move(_)

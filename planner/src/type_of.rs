@@ -38,6 +38,8 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         EnPassant => filter::en_passant::TYPE,
         Fen(_) => filter::fen::TYPE,
         Find(f) => filter::find::ty(f),
+        Path(f) => filter::path::ty(f),
+        PathStatus(s) => filter::path::status_ty(*s),
         From | To => filter::from_to::TYPE,
         GameNumber => filter::game_number::TYPE,
         Initial => filter::initial::TYPE,

@@ -55,9 +55,55 @@ pub struct Cx<'g> {
     pub transforms: Vec<crate::transform::Step>,
     pub(crate) call_depth: usize,
     pub(crate) steps: u64,
+    /// The header's `quiet`: no automatic notes (path and find notes, the match string).
+    pub quiet: bool,
+    /// What the last matching `path` or `line` found (for `pathstart` and the like).
+    pub last_path: Option<PathRun>,
+    /// Per `path`/`line` filter with `nestban` (by address): positions inside its earlier
+    /// matches, where it may not start again.
+    pub path_banned: FxHashMap<usize, rustc_hash::FxHashSet<u32>>,
+}
+
+/// A match of a `path` or `line`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PathRun {
+    /// Where it started.
+    pub start: u32,
+    /// Where its last move arrived.
+    pub end: u32,
+    /// The moves (positions, for `line`) it counted.
+    pub count: u32,
+    /// The moves it walked, unfocused ones included.
+    pub walked: u32,
 }
 
 impl Cx<'_> {
+    /// How CQL names position `p` in its notes: `move 12(btm)`, and for a position in a
+    /// variation its id after it (`move 12(btm)[146]`), with the note `id:146` put at the
+    /// position itself so a reader can find it.
+    pub fn locate(&mut self, p: u32) -> String {
+        let g = self.game;
+        let rec = &g.positions[p as usize];
+        let side = if rec.turn() == shakmaty::Color::White {
+            "wtm"
+        } else {
+            "btm"
+        };
+        let mut text = format!("move {}({side})", g.move_number(p));
+        if rec.depth > 0 {
+            text.push_str(&format!("[{p}]"));
+            let marker = format!("id:{p}");
+            if !self
+                .comments
+                .iter()
+                .any(|(at, t)| *at == p && *t == marker)
+            {
+                self.comments.push((p, marker));
+            }
+        }
+        text
+    }
+
     /// Whether the transforms being evaluated exchange the colours.
     pub fn colours_swapped(&self) -> bool {
         crate::transform::colours_swapped(&self.transforms)

@@ -52,6 +52,7 @@ pub mod mate;
 pub mod move_number;
 pub mod null_move;
 pub mod parent;
+pub mod path;
 pub mod pawns;
 pub mod pin;
 pub mod ply;
@@ -111,6 +112,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (move_number::KEYWORDS, move_number::parse),
     (null_move::KEYWORDS, null_move::parse),
     (parent::KEYWORDS, parent::parse),
+    (path::KEYWORDS, path::parse),
     (pawns::KEYWORDS, pawns::parse),
     (pin::KEYWORDS, pin::parse),
     (ply::KEYWORDS, ply::parse),

@@ -52,4 +52,20 @@ pub trait Syntax {
     fn designator(&mut self) -> Option<PieceSet>;
     /// A game result next (`1-0`, `0-1`, `1/2-1/2`, `*`); otherwise an error saying `expected`.
     fn result(&mut self, expected: &str) -> PResult<String>;
+    /// Whether the symbol `sym` is the `k`-th token from here (0: the next).
+    fn sym_at(&self, k: usize, sym: &str) -> bool;
+    /// The number that is the `k`-th token from here, if it is one.
+    fn number_at(&self, k: usize) -> Option<i64>;
+    /// Whether a filter can start at the next token.
+    fn starts_filter(&self) -> bool;
+    /// Whether the next token is `(` and the parentheses it opens hold a move (`--`, `[x]`)
+    /// or a `line` arrow: then they group constituents of a `path` or `line`.
+    fn group_of_moves(&self) -> bool;
+    /// One `line` constituent: a filter with its comparisons and `not`, where `+` and `*`
+    /// followed by nothing they could add or multiply are the line's repetition marks.
+    fn line_constituent(&mut self) -> PResult<Node>;
+    /// Whether a dash (`--`, `[x]`) is the next token.
+    fn at_dash(&self) -> bool;
+    /// Whether a square set written against a dash comes next (`N[x]f7`, `P--=Q`).
+    fn designator_then_dash(&self) -> bool;
 }

@@ -48,6 +48,8 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         EnPassant => filter::en_passant::bounds(),
         Fen(cells) => filter::fen::bounds(cells),
         Find(_) => filter::find::bounds(),
+        Path(f) => filter::path::bounds(f, &|n| bounds(n, variations)),
+        PathStatus(_) => filter::path::status_bounds(),
         From | To => filter::from_to::bounds(),
         GameNumber => filter::game_number::bounds(),
         Initial => filter::initial::bounds(),

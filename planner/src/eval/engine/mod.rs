@@ -118,6 +118,9 @@ impl Engine {
             transforms: Vec::new(),
             call_depth: 0,
             steps: 0,
+            quiet: h.quiet,
+            last_path: None,
+            path_banned: FxHashMap::default(),
         };
         for id in 0..game.len() as u32 {
             if !game.visible(id) {
@@ -218,6 +221,8 @@ impl Engine {
             EnPassant => filter::en_passant::eval(cx),
             Fen(cells) => filter::fen::eval(cells, cx),
             Find(f) => filter::find::eval(f, self, cx),
+            Path(f) => filter::path::eval(f, self, cx),
+            PathStatus(s) => filter::path::status(*s, cx),
             From => filter::from_to::eval(true, cx),
             GameNumber => filter::game_number::eval(cx),
             Initial => filter::initial::eval(cx),
