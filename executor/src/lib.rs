@@ -22,6 +22,7 @@ pub mod rows;
 pub mod san;
 pub mod scan;
 pub mod sink;
+pub(crate) mod sorted;
 pub mod source;
 
 pub use cqldb_planner::eval::{Engine, GameMatch, board, game, value};

@@ -49,7 +49,7 @@ pub fn write_game(
     m: &GameMatch,
     opts: &OutputOptions,
 ) -> io::Result<()> {
-    write_tags(out, game)?;
+    write_tags(out, game, &m.settags)?;
     out.write_all(b"\n")?;
     let n = game.len();
     // Per position: the text CQL adds (user comments, match string).
@@ -65,6 +65,14 @@ pub fn write_game(
                 if let Some(a) = added.get_mut(p as usize) {
                     a.push(opts.matchstring.clone());
                 }
+            }
+        }
+        // Comments of `sort` targets come after the match string.
+        for (pos, text) in &m.late_comments {
+            if let Some(a) = added.get_mut(*pos as usize)
+                && !a.contains(text)
+            {
+                a.push(text.clone());
             }
         }
     }
@@ -103,7 +111,7 @@ pub fn write_game(
     Ok(())
 }
 
-fn write_tags(out: &mut dyn Write, game: &Game) -> io::Result<()> {
+fn write_tags(out: &mut dyn Write, game: &Game, settags: &[(String, String)]) -> io::Result<()> {
     let placeholder = |v: &str| v.trim().is_empty() || v.trim() == "?";
     for name in ROSTER {
         let v = game.tag(name);
@@ -145,6 +153,10 @@ fn write_tags(out: &mut dyn Write, game: &Game) -> io::Result<()> {
         if ROSTER.contains(&name.as_str()) || AFTER_ROSTER.contains(&name.as_str()) {
             continue;
         }
+        // A tag `settag` gives replaces the input's (written after the others).
+        if settags.iter().any(|(n, _)| n == name) {
+            continue;
+        }
         if name == "SetUp" || name == "FEN" {
             if fen && !setup_written {
                 write_tag(out, "SetUp", "1")?;
@@ -152,6 +164,9 @@ fn write_tags(out: &mut dyn Write, game: &Game) -> io::Result<()> {
             }
             continue;
         }
+        write_tag(out, name, value)?;
+    }
+    for (name, value) in settags {
         write_tag(out, name, value)?;
     }
     if let Some(f) = game.tag("FEN") {

@@ -81,8 +81,10 @@ pub struct Sink<'a> {
     pub(crate) opts: OutputOptions,
     pub(crate) format: MatchFormat,
     pub(crate) summary: Summary,
-    /// `sort matchcount`: selected games wait here (key, number, output) until the end.
-    sorted: Option<Vec<(i64, u64, Vec<u8>)>>,
+    /// A sorting query's selected games wait here until the end.
+    sorted: Option<crate::sorted::Sorted>,
+    /// The query (for its sort keys).
+    query: std::sync::Arc<Query>,
     /// The count of shrunk-file faults when the run began (over a database): a game is not
     /// taken once a file shrank, as it may have been read from zeros.
     pub(crate) faults_since: Option<u64>,
@@ -94,7 +96,8 @@ pub(crate) struct GameOut {
     number: u64,
     positions: u64,
     selected: bool,
-    sort_key: i64,
+    matched: usize,
+    sort_values: Vec<Option<cqldb_planner::eval::context::SortValue>>,
     text: Vec<u8>,
     messages: Vec<String>,
     warnings: Vec<String>,
@@ -120,7 +123,8 @@ impl GameOut {
             number: game.number,
             positions: visited(game),
             selected: m.selected,
-            sort_key: m.matched.len() as i64,
+            matched: m.matched.len(),
+            sort_values: m.sort_values.clone(),
             text,
             messages: m.messages.clone(),
             warnings: m.warnings.clone(),
@@ -143,7 +147,8 @@ impl<'a> Sink<'a> {
             opts: output_options(query),
             format,
             summary: Summary::default(),
-            sorted: query.header.sort_matchcount.then(Vec::new),
+            sorted: crate::sorted::Sorted::of(query),
+            query: std::sync::Arc::new(query.clone()),
             faults_since: None,
         })
     }
@@ -177,7 +182,8 @@ impl<'a> Sink<'a> {
             return Ok(());
         }
         if let Some(sorted) = self.sorted.as_mut() {
-            sorted.push((g.sort_key, g.number, g.text));
+            let keys = crate::sorted::Sorted::keys(&self.query, g.matched, &g.sort_values);
+            sorted.push(keys, g.number, &g.text)?;
             return Ok(());
         }
         self.summary.matched.push(g.number);
@@ -191,14 +197,12 @@ impl<'a> Sink<'a> {
     /// run's totals.
     pub fn finish(mut self) -> Result<Summary> {
         let t = std::time::Instant::now();
-        if let Some(mut sorted) = self.sorted.take() {
-            sorted.sort_by_key(|g| std::cmp::Reverse(g.0));
-            for (_, number, text) in sorted {
-                self.summary.matched.push(number);
-                if let Some(w) = self.out.as_mut() {
-                    w.write_all(&text)?;
-                }
-            }
+        if let Some(sorted) = self.sorted.take() {
+            let out: Option<&mut dyn Write> = match self.out.as_mut() {
+                Some(w) => Some(w),
+                None => None,
+            };
+            self.summary.matched = sorted.finish(out)?;
         }
         if let Some(w) = self.out.take() {
             w.close()?;

@@ -416,6 +416,41 @@ pub enum PathStatus {
     CountUnfocused,
 }
 
+/// `echo [quiet] (s t) [in all] body`.
+#[derive(Clone, Debug)]
+pub struct Echo {
+    /// `quiet`: no notes.
+    pub quiet: bool,
+    /// The variable holding the source position (the current one).
+    pub source: usize,
+    /// The variable holding each target position in turn.
+    pub target: usize,
+    /// `in all`: the source is a target too.
+    pub in_all: bool,
+    /// What must hold at a target.
+    pub body: Node,
+}
+
+/// `sort [quiet] [min|max] ["title"] target`.
+#[derive(Clone, Debug)]
+pub struct Sort {
+    /// The key it sets (sorts with the same title share one: [`Query::sorts`]).
+    pub key: usize,
+    /// The value sorted by.
+    pub target: Node,
+}
+
+/// One sort key of a query: the games are ordered by its best value per game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortKey {
+    /// The title written before the value in the game comment.
+    pub title: String,
+    /// `min`: smallest first (and the smallest value is a game's best).
+    pub min: bool,
+    /// `quiet`: no `title: value` in the game comment.
+    pub quiet: bool,
+}
+
 /// Assignment operators.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AssignOp {
@@ -542,6 +577,12 @@ pub enum Expr {
     Find(Box<Find>),
     /// `path ...` / `line ...`
     Path(Box<PathFilter>),
+    /// `echo ...`
+    Echo(Box<Echo>),
+    /// `sort ...`
+    Sort(Box<Sort>),
+    /// `settag("Name" value)`
+    SetTag(String, Box<Node>),
     /// `pathstart`, `pathlastposition`, `pathcount`, `pathcountunfocused`
     PathStatus(PathStatus),
     /// A dash filter.
@@ -725,6 +766,8 @@ pub struct Query {
     pub functions: Vec<Function>,
     /// Whether any filter reads the game's tags (so readers must provide them).
     pub reads_tags: bool,
+    /// The sort keys, in the order their first `sort` filter is written.
+    pub sorts: Vec<SortKey>,
 }
 
 impl Query {
@@ -803,6 +846,9 @@ impl Node {
             }
             Find(f) => out.push(&f.body),
             Path(p) => out.extend(p.nodes()),
+            Echo(e) => out.push(&e.body),
+            Sort(s) => out.push(&s.target),
+            SetTag(_, v) => out.push(v),
             Dash(d) | CountMoves(d) => {
                 out.extend(d.from.as_ref());
                 out.extend(d.to.as_ref());
@@ -911,6 +957,9 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         }
         Find(x) => f(&mut x.body),
         Path(p) => p.nodes_mut().into_iter().for_each(f),
+        Echo(e) => f(&mut e.body),
+        Sort(s) => f(&mut s.target),
+        SetTag(_, v) => f(v),
         Dash(d) | CountMoves(d) => {
             for x in [&mut d.from, &mut d.to, &mut d.target]
                 .into_iter()

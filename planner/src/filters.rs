@@ -97,28 +97,8 @@ impl Parser {
                 Some(inner.expr)
             }
             _ if TransformKind::of_keyword(w).is_some() => Some(self.transform(w, start)?),
-            "echo" => {
-                self.echo_names()?;
-                return Err(ParseError::new(
-                    "'echo' is not supported yet",
-                    start..start + w.len(),
-                ));
-            }
-            "sort" => {
-                let kw = self.peek().clone();
-                if (self.eat_word("min") || self.eat_word("max"))
-                    && !matches!(self.peek().tok, Tok::Str(_))
-                {
-                    return Err(ParseError::new(
-                        "'sort min' and 'sort max' need a title string, e.g. sort min \"moves\" ply",
-                        kw.span.start..self.peek().span.end,
-                    ));
-                }
-                return Err(ParseError::new(
-                    "'sort' is not supported yet",
-                    start..start + w.len(),
-                ));
-            }
+            "echo" => Some(self.echo()?),
+            "sort" => Some(self.sort()?),
             _ => None,
         };
         if let Some(e) = expr {
@@ -311,13 +291,63 @@ impl Parser {
         self.unary()
     }
 
-    fn echo_names(&mut self) -> PResult<()> {
-        self.eat_word("quiet");
+    /// `echo [quiet] (s t) [in all] body`: `s` and `t` are variables holding positions.
+    fn echo(&mut self) -> PResult<Expr> {
+        let quiet = self.eat_word("quiet");
         self.expect_sym("(")?;
-        for _ in 0..2 {
-            self.new_name("echo (")?;
+        let s = self.new_name("echo (")?;
+        let t = self.new_name("echo (")?;
+        self.expect_sym(")")?;
+        let source = self.declare(&s, VarKind::Plain, Ty::Position);
+        let target = self.declare(&t, VarKind::Plain, Ty::Position);
+        let in_all = if self.at_word("in") && self.peek_at(1).tok == Tok::Word("all".into()) {
+            self.next();
+            self.next();
+            true
+        } else {
+            false
+        };
+        let body = self.unary()?;
+        Ok(Expr::Echo(Box::new(Echo {
+            quiet,
+            source,
+            target,
+            in_all,
+            body,
+        })))
+    }
+
+    /// `sort [quiet] [min|max] ["title"] target`: the target is read up to a comparison, so
+    /// `sort "N" find all check >= 40` compares the sort's value.
+    fn sort(&mut self) -> PResult<Expr> {
+        let quiet = self.eat_word("quiet");
+        let kw = self.peek().clone();
+        let min = self.eat_word("min");
+        let max = !min && self.eat_word("max");
+        let title = match self.peek().tok.clone() {
+            Tok::Str(t) => {
+                self.next();
+                Some(t)
+            }
+            _ => None,
+        };
+        if (min || max) && title.is_none() {
+            return Err(ParseError::new(
+                "'sort min' and 'sort max' need a title string, e.g. sort min \"moves\" ply",
+                kw.span.start..self.peek().span.end,
+            ));
         }
-        Ok(())
+        let quiet = quiet || self.eat_word("quiet");
+        let title = title.unwrap_or_default();
+        let key = match self.sorts.iter().position(|k| k.title == title) {
+            Some(k) => k,
+            None => {
+                self.sorts.push(SortKey { title, min, quiet });
+                self.sorts.len() - 1
+            }
+        };
+        let target = self.union_level()?;
+        Ok(Expr::Sort(Box::new(Sort { key, target })))
     }
 }
 
@@ -428,7 +458,7 @@ impl Syntax for Parser {
     }
 
     fn body(&mut self) -> PResult<Node> {
-        self.not()
+        self.union_level()
     }
 
     fn eat_word(&mut self, word: &str) -> bool {

@@ -78,6 +78,7 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
         body,
         vars: p.vars,
         functions: p.functions,
+        sorts: p.sorts,
         reads_tags,
     })
 }

@@ -60,6 +60,8 @@ pub struct Parser {
     var_index: std::collections::HashMap<String, usize>,
     pub(crate) var_types: Vec<Ty>,
     pub(crate) functions: Vec<Function>,
+    /// The sort keys met so far (by title).
+    pub(crate) sorts: Vec<SortKey>,
     pub(crate) function_depth: usize,
     nesting: usize,
     /// Inside `x[a:b]`, where `:` is the slice separator rather than the colon filter.
@@ -78,6 +80,7 @@ impl Parser {
             var_index: std::collections::HashMap::new(),
             var_types: Vec::new(),
             functions: Vec::new(),
+            sorts: Vec::new(),
             function_depth: 0,
             nesting: 0,
             no_colon: false,
@@ -421,6 +424,11 @@ impl Parser {
             "!=" => CmpOp::Ne,
             _ => return None,
         })
+    }
+
+    /// A filter up to (not including) comparisons: sets, arithmetic, attacks, `:`.
+    pub(crate) fn union_level(&mut self) -> PResult<Node> {
+        self.nested(Self::union)
     }
 
     fn union(&mut self) -> PResult<Node> {

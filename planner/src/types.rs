@@ -101,6 +101,10 @@ pub fn arith_type(op: BinOp, ta: Ty, tb: Ty, span: Span) -> Result<Ty, ParseErro
 
 /// `&` and `|` need sets.
 pub fn check_set_op(op: &str, a: Ty, b: Ty, span: Span) -> Result<(), ParseError> {
+    // Two positions meet in the squares where they hold the same thing (`src & tgt`).
+    if op == "&" && a == Ty::Position && b == Ty::Position {
+        return Ok(());
+    }
     for t in [a, b] {
         if !matches!(t, Ty::Set | Ty::Unknown) {
             return Err(ParseError::new(

@@ -62,7 +62,31 @@ pub struct Cx<'g> {
     /// Per `path`/`line` filter with `nestban` (by address): positions inside its earlier
     /// matches, where it may not start again.
     pub path_banned: FxHashMap<usize, rustc_hash::FxHashSet<u32>>,
+    /// Per sort key (`sort`), the game's best value so far.
+    pub sorts: Vec<SortBest>,
 }
+
+/// A value games are sorted by.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SortValue {
+    /// A number (a set sorts by its size).
+    Num(i64),
+    /// A string.
+    Str(String),
+}
+
+impl std::fmt::Display for SortValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SortValue::Num(n) => write!(f, "{n}"),
+            SortValue::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A game's best value of one sort key so far, with the comments of the evaluation that
+/// gave it.
+pub type SortBest = Option<(SortValue, Vec<(u32, String)>)>;
 
 /// A match of a `path` or `line`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -93,11 +117,7 @@ impl Cx<'_> {
         if rec.depth > 0 {
             text.push_str(&format!("[{p}]"));
             let marker = format!("id:{p}");
-            if !self
-                .comments
-                .iter()
-                .any(|(at, t)| *at == p && *t == marker)
-            {
+            if !self.comments.iter().any(|(at, t)| *at == p && *t == marker) {
                 self.comments.push((p, marker));
             }
         }

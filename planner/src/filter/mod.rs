@@ -36,6 +36,7 @@ pub mod dash;
 pub mod depth;
 pub mod direction;
 pub mod distance;
+pub mod echo;
 pub mod elo;
 pub mod en_passant;
 pub mod fen;
@@ -63,8 +64,10 @@ pub mod primary;
 pub mod rank_file;
 pub mod ray;
 pub mod result;
+pub mod settag;
 pub mod shade;
 pub mod side_to_move;
+pub mod sort;
 pub mod stalemate;
 pub mod tag_search;
 pub mod terminal;
@@ -123,6 +126,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (rank_file::KEYWORDS, rank_file::parse),
     (ray::KEYWORDS, ray::parse),
     (result::KEYWORDS, result::parse),
+    (settag::KEYWORDS, settag::parse),
     (shade::KEYWORDS, shade::parse),
     (side_to_move::KEYWORDS, side_to_move::parse),
     (stalemate::KEYWORDS, stalemate::parse),

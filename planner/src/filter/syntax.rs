@@ -38,7 +38,8 @@ pub trait Syntax {
     fn string(&mut self, expected: &str) -> PResult<(String, Span)>;
     /// Reads the symbol `sym` (`<--`) if it is next.
     fn eat_sym(&mut self, sym: &str) -> bool;
-    /// A filter as the body of a prefix filter (`find`, `not`): everything up to `and`/`or`.
+    /// A filter as the body of `find`: everything up to a comparison, so that
+    /// `find all check >= 40` compares the count.
     fn body(&mut self) -> PResult<Node>;
     /// Reads `word` if it is next.
     fn eat_word(&mut self, word: &str) -> bool;

@@ -110,6 +110,19 @@ impl Engine {
 
     pub(super) fn binary(&mut self, op: BinOp, a: Value, b: Value, cx: &Cx) -> Option<Value> {
         match op {
+            BinOp::Inter if let (Value::Pos(x), Value::Pos(y)) = (&a, &b) => {
+                // The squares where the two positions hold the same piece, or both nothing.
+                let (px, py) = (
+                    &cx.game.positions[*x as usize],
+                    &cx.game.positions[*y as usize],
+                );
+                let same = (0..64u32)
+                    .filter(|&sq| {
+                        crate::eval::board::piece_on(px, sq) == crate::eval::board::piece_on(py, sq)
+                    })
+                    .fold(0u64, |acc, sq| acc | 1 << sq);
+                Some(Value::Set(same))
+            }
             BinOp::Inter | BinOp::Union => {
                 let (x, y) = (self.as_set(&a, cx)?, self.as_set(&b, cx)?);
                 Some(Value::Set(if op == BinOp::Inter { x & y } else { x | y }))

@@ -34,8 +34,15 @@ pub struct GameMatch {
     pub messages: Vec<String>,
     /// Why parts of the query could not be evaluated on this game (each once).
     pub warnings: Vec<String>,
-    /// Sort values to show in the game comment (`matchcount: 22`).
+    /// Sort values to show in the game comment (`matchcount: 22`, `Checks: 12`).
     pub sort_notes: Vec<String>,
+    /// The game's best value of each sort key of the query (`None`: never had one).
+    pub sort_values: Vec<Option<crate::eval::context::SortValue>>,
+    /// Comments made inside `sort` targets by their best evaluations: written after the
+    /// match string.
+    pub late_comments: Vec<(u32, String)>,
+    /// Tags `settag` gives the game when it is written.
+    pub settags: Vec<(String, String)>,
     /// Whether the game passes `matchcount` and the header filters.
     pub selected: bool,
 }
@@ -121,6 +128,7 @@ impl Engine {
             quiet: h.quiet,
             last_path: None,
             path_banned: FxHashMap::default(),
+            sorts: Vec::new(),
         };
         for id in 0..game.len() as u32 {
             if !game.visible(id) {
@@ -144,7 +152,21 @@ impl Engine {
         if h.sort_matchcount {
             out.sort_notes.push(format!("matchcount: {n}"));
         }
-        out.comments = cx.comments;
+        for (k, key) in q.sorts.iter().enumerate() {
+            let best = cx.sorts.get_mut(k).and_then(Option::take);
+            if let Some((v, comments)) = best {
+                if !key.quiet {
+                    out.sort_notes.push(format!("{}: {v}", key.title));
+                }
+                out.late_comments.extend(comments);
+                out.sort_values.push(Some(v));
+            } else {
+                out.sort_values.push(None);
+            }
+        }
+        let (comments, settags) = finish_notes(cx.comments);
+        out.comments = comments;
+        out.settags = settags;
         out.messages = cx.messages;
         out.warnings = cx.warnings;
         out
@@ -221,6 +243,12 @@ impl Engine {
             EnPassant => filter::en_passant::eval(cx),
             Fen(cells) => filter::fen::eval(cells, cx),
             Find(f) => filter::find::eval(f, self, cx),
+            Echo(e) => filter::echo::eval(e, self, cx),
+            Sort(s) => {
+                let q = self.query.clone();
+                filter::sort::eval(s, &q.sorts, self, cx)
+            }
+            SetTag(name, value) => filter::settag::eval(name, value, self, cx),
             Path(f) => filter::path::eval(f, self, cx),
             PathStatus(s) => filter::path::status(*s, cx),
             From => filter::from_to::eval(true, cx),
@@ -279,6 +307,65 @@ impl Engine {
             }
             _ => None,
         }
+    }
+}
+
+/// The notes of a finished game: tags set by `settag` taken out (the last value of each name
+/// kept), `echo`'s target notes merged into one per target and name (`tgt -->a -->b`), and a
+/// text repeated at one position kept once, as the reference writes them.
+fn finish_notes(raw: Vec<(u32, String)>) -> (Vec<(u32, String)>, Vec<(String, String)>) {
+    use crate::filter::echo::TARGET_NOTE;
+    use crate::filter::settag::SETTAG;
+    let mut settags: Vec<(String, String)> = Vec::new();
+    let mut out: Vec<(u32, String)> = Vec::with_capacity(raw.len());
+    // Per (position, echo name): where its merged note is in `out`.
+    let mut targets: FxHashMap<(u32, String), usize> = FxHashMap::default();
+    let mut seen: rustc_hash::FxHashSet<(u32, u64)> = rustc_hash::FxHashSet::default();
+    let hash = |t: &str| {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        t.hash(&mut h);
+        h.finish()
+    };
+    for (pos, text) in raw {
+        if let Some(rest) = text.strip_prefix(SETTAG) {
+            if let Some((name, value)) = rest.split_once(SETTAG) {
+                settags.retain(|(n, _)| n != name);
+                settags.push((name.to_owned(), value.to_owned()));
+            }
+            continue;
+        }
+        if let Some(rest) = text.strip_prefix(TARGET_NOTE)
+            && let Some((name, arrow)) = rest.split_once(TARGET_NOTE)
+        {
+            match targets.get(&(pos, name.to_owned())) {
+                Some(&i) => out[i].1.push_str(arrow),
+                None => {
+                    targets.insert((pos, name.to_owned()), out.len());
+                    out.push((pos, format!("{name}{arrow}")));
+                }
+            }
+            continue;
+        }
+        if seen.insert((pos, hash(&text))) || !out.iter().any(|(p, t)| *p == pos && *t == text) {
+            out.push((pos, text));
+        }
+    }
+    (out, settags)
+}
+
+impl crate::filter::echo::Bind for Engine {
+    fn bind(&mut self, slot: usize, v: Option<Value>) {
+        if let Some(s) = self.vars.get_mut(slot) {
+            *s = v;
+        }
+    }
+
+    fn name(&self, slot: usize) -> String {
+        self.query
+            .vars
+            .get(slot)
+            .map_or_else(String::new, |(n, _)| n.clone())
     }
 }
 

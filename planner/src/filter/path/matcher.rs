@@ -173,8 +173,9 @@ impl Search<'_> {
             let before = &ids[parent as usize];
             focus.contains(&before[c.from as usize])
                 || (capture
-                    && c.captured
-                        .is_some_and(|s| before[s as usize] != 0 && focus.contains(&before[s as usize])))
+                    && c.captured.is_some_and(|s| {
+                        before[s as usize] != 0 && focus.contains(&before[s as usize])
+                    }))
         };
         let mut out = Vec::new();
         let mut frontier = vec![(pos, 0u32)];
@@ -341,7 +342,10 @@ impl Search<'_> {
             ));
             return None;
         }
-        let best = memo.get(&(self.nfa.start as u32, origin)).copied().flatten()?;
+        let best = memo
+            .get(&(self.nfa.start as u32, origin))
+            .copied()
+            .flatten()?;
         let mut positions = Vec::new();
         let mut at = best.via;
         let mut last = origin;

@@ -194,19 +194,28 @@ mod tests {
     fn paths_count_moves_and_lines_positions() {
         // A check, a move, a check: three moves from position 2.
         assert_eq!(matching("path -- check -- -- check", CHECKS), vec![2]);
-        assert_eq!(matching("(path -- check -- -- check) == 3", CHECKS), vec![2]);
+        assert_eq!(
+            matching("(path -- check -- -- check) == 3", CHECKS),
+            vec![2]
+        );
         // A line of three positions: a check, a non-check, a check.
         assert_eq!(
             matching("(line --> check --> not check --> check) == 3", CHECKS),
             vec![3]
         );
-        assert_eq!(matching("line <-- check <-- not check <-- check", CHECKS), vec![5]);
+        assert_eq!(
+            matching("line <-- check <-- not check <-- check", CHECKS),
+            vec![5]
+        );
         // Repetition: the longest run of (check, reply) pairs.
         assert_eq!(matching("(path (-- check --){2,}) == 4", CHECKS), vec![2]);
         // A path that needs a capture on g6 by the queen.
         assert_eq!(matching("path -- -- Q[x]g6", CHECKS), vec![2]);
         // Every suffix of a run is a match of its own, unless nestban forbids it.
-        assert_eq!(matching("path --{3}", CHECKS), (0..=7).collect::<Vec<u32>>());
+        assert_eq!(
+            matching("path --{3}", CHECKS),
+            (0..=7).collect::<Vec<u32>>()
+        );
         assert_eq!(matching("path nestban --{3}", CHECKS), vec![0, 4]);
     }
 

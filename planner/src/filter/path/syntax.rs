@@ -154,8 +154,7 @@ fn path_items(p: &mut dyn Syntax, grouped: bool) -> PResult<Pattern> {
             dash.source = MoveSource::Current;
             let mut then = Vec::new();
             let mut rep = repetition(p)?;
-            while rep.is_none() && !p.at_dash() && !is_attached_dash(p) && !p.group_of_moves()
-            {
+            while rep.is_none() && !p.at_dash() && !is_attached_dash(p) && !p.group_of_moves() {
                 if !p.starts_filter() || (grouped && p.sym_at(0, ")")) {
                     break;
                 }

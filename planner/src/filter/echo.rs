@@ -1,0 +1,97 @@
+//! `echo [quiet] (s t) [in all] body`: the current position is the source `s`; every other
+//! position the query visits (with `in all` the source too) is a target `t`, at which `body` is
+//! evaluated (the current position moved there). It matches when `body` does at some target;
+//! its value is the largest of a numeric body's values. Pairs across variations are visited
+//! when the query visits variations.
+//!
+//! Unless `quiet` (or the header's `quiet`), the source gets the note `s <--where <--where`
+//! naming every matching target, and each matching target the note `t -->where` naming its
+//! sources (one note per target, the sources added as they come). After the filter `s` and `t`
+//! are unbound again.
+//!
+//! Parsed with the language's core (`filters.rs`): its names are new variables.
+
+use crate::ast::Echo;
+use crate::eval::value::Value;
+use crate::eval::{Cx, Evaluate, matches};
+use crate::plan::bounds::Bounds;
+use crate::types::Ty;
+
+/// What the engine lets `echo` do with its variables.
+pub trait Bind {
+    /// Sets (or with `None` unbinds) the variable in `slot`.
+    fn bind(&mut self, slot: usize, v: Option<Value>);
+    /// The name of the variable in `slot`.
+    fn name(&self, slot: usize) -> String;
+}
+
+/// A number when the body is one, else a match without value.
+pub fn ty(body_ty: Ty) -> Ty {
+    if body_ty == Ty::Number {
+        Ty::Number
+    } else {
+        Ty::Logical
+    }
+}
+
+/// The marker of a target note in the comment list: merged per target and name at the end of
+/// the game (see [`crate::eval::Cx::merge_notes`]).
+pub const TARGET_NOTE: char = '\u{1}';
+
+/// Evaluates the echo at the current position.
+pub fn eval(e: &Echo, ev: &mut (impl Evaluate + Bind), cx: &mut Cx) -> Option<Value> {
+    let g = cx.game;
+    let source = cx.cur;
+    let mut best: Option<i64> = None;
+    let mut any = false;
+    let mut hits = Vec::new();
+    ev.bind(e.source, Some(Value::Pos(source)));
+    for t in 0..g.len() as u32 {
+        if !g.visible(t) || (t == source && !e.in_all) {
+            continue;
+        }
+        ev.bind(e.target, Some(Value::Pos(t)));
+        cx.cur = t;
+        let mark = cx.comments.len();
+        let v = ev.value(&e.body, cx);
+        if !matches(&v) {
+            cx.comments.truncate(mark);
+            continue;
+        }
+        any = true;
+        hits.push(t);
+        if let Some(Value::Num(n)) = v {
+            best = Some(best.map_or(n, |b| b.max(n)));
+        }
+    }
+    cx.cur = source;
+    ev.bind(e.source, None);
+    ev.bind(e.target, None);
+    if !any {
+        return None;
+    }
+    if !e.quiet && !cx.quiet {
+        let (s, t) = (ev.name(e.source), ev.name(e.target));
+        let mut note = s;
+        for &h in &hits {
+            note.push_str(" <--");
+            let at = cx.locate(h);
+            note.push_str(&at);
+        }
+        let from = cx.locate(source);
+        for &h in &hits {
+            cx.comments
+                .push((h, format!("{TARGET_NOTE}{t}{TARGET_NOTE} -->{from}")));
+        }
+        cx.comments.push((source, note));
+    }
+    Some(match best {
+        Some(n) => Value::Num(n),
+        None => Value::Matched,
+    })
+}
+
+/// Index rule: none (it relates positions of the game).
+pub fn bounds() -> Bounds {
+    Bounds::unknown()
+}
