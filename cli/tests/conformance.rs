@@ -13,7 +13,11 @@ use cqldb_indexer::Input;
 use cqldb_storage::Database;
 
 /// Areas the CQL part 1 issue requires to pass completely, both ways.
-const REQUIRED: [&str; 15] = [
+const REQUIRED: [&str; 19] = [
+    "find",
+    "output",
+    "path",
+    "themes",
     "transforms",
     "attacks",
     "geometry",

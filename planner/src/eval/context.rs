@@ -106,8 +106,23 @@ impl Cx<'_> {
     /// variation its id after it (`move 12(btm)[146]`), with the note `id:146` put at the
     /// position itself so a reader can find it.
     pub fn locate(&mut self, p: u32) -> String {
+        let text = self.locate_text(p);
+        if self.game.positions[p as usize].depth > 0 {
+            let marker = format!("id:{p}");
+            if !self.comments.iter().any(|(at, t)| *at == p && *t == marker) {
+                self.comments.push((p, marker));
+            }
+        }
+        text
+    }
+
+    /// How CQL names position `p` in a comment's text (`move 12(btm)`, `[146]` after a
+    /// variation's), without the id note [`Cx::locate`] adds.
+    pub fn locate_text(&self, p: u32) -> String {
         let g = self.game;
-        let rec = &g.positions[p as usize];
+        let Some(rec) = g.positions.get(p as usize) else {
+            return String::new();
+        };
         let side = if rec.turn() == shakmaty::Color::White {
             "wtm"
         } else {
@@ -116,10 +131,6 @@ impl Cx<'_> {
         let mut text = format!("move {}({side})", g.move_number(p));
         if rec.depth > 0 {
             text.push_str(&format!("[{p}]"));
-            let marker = format!("id:{p}");
-            if !self.comments.iter().any(|(at, t)| *at == p && *t == marker) {
-                self.comments.push((p, marker));
-            }
         }
         text
     }

@@ -1,7 +1,8 @@
 //! `find [quiet] [<--] [all | N [M]] F`: the first position from the current one onwards in
 //! the game (its subtree, in order) where `F` matches, or with `<--` the nearest going back
 //! towards the game's first position. With `all` or a count it is instead the number of such
-//! positions, matching when it lies in the range (`N` alone: at least `N`). `quiet` drops the
+//! positions, matching when it lies in the range (`N` alone: at least `N`). It notes `Found`
+//! at the position found, or `Found k of n` at each one counted; `quiet` drops those and the
 //! comments `F` makes.
 
 use crate::ast::{Expr, Find};
@@ -56,6 +57,7 @@ pub fn eval(f: &Find, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
     let saved = cx.cur;
     let mut found = None;
     let mut count = 0i64;
+    let mut hits: Vec<u32> = Vec::new();
     // Whether the search is over once `id` is tried.
     let mut visit = |ev: &mut _, cx: &mut Cx, id: u32| -> bool {
         cx.cur = id;
@@ -67,6 +69,7 @@ pub fn eval(f: &Find, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
         if matches(&v) {
             count += 1;
             found.get_or_insert(id);
+            hits.push(id);
             return f.count.is_none();
         }
         false
@@ -87,10 +90,27 @@ pub fn eval(f: &Find, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
         }
     }
     cx.cur = saved;
-    match f.count {
+    let value = match f.count {
         Some((lo, hi)) => (count >= lo && count <= hi).then_some(Value::Num(count)),
         None => found.map(Value::Pos),
+    };
+    // Notes where it found something: `Found`, or with a count `Found k of n` in search
+    // order.
+    if value.is_some() && !f.quiet && !cx.quiet {
+        match f.count {
+            Some(_) => {
+                for (k, &h) in hits.iter().enumerate() {
+                    cx.comments.push((h, format!("Found {} of {count}", k + 1)));
+                }
+            }
+            None => {
+                if let Some(&h) = hits.first() {
+                    cx.comments.push((h, "Found".to_owned()));
+                }
+            }
+        }
     }
+    value
 }
 
 /// Index rule: none (the filter looks at other positions of the game).

@@ -112,20 +112,21 @@ impl Engine {
 
     pub(super) fn render(&self, v: &Value, cx: &Cx) -> String {
         match v {
-            Value::Piece(_) => self
-                .as_set(v, cx)
-                .map_or_else(String::new, crate::eval::value::squares_text),
-            Value::Set(s) => {
-                // A single occupied square prints with its piece: `Kg1`.
+            Value::Piece(_) => {
+                // A piece variable prints with its piece where it stands: `Kg1`.
+                let s = self.as_set(v, cx).unwrap_or(0);
                 let rec = &cx.game.positions[cx.cur as usize];
                 if s.count_ones() == 1
                     && let Some(p) = board::piece_on(rec, s.trailing_zeros())
                 {
                     let c = "PNBRQKpnbrqk".as_bytes()[p] as char;
-                    return format!("{c}{}", crate::eval::value::squares_text(*s));
+                    return format!("{c}{}", crate::eval::value::squares_text(s));
                 }
-                crate::eval::value::squares_text(*s)
+                crate::eval::value::squares_text(s)
             }
+            // A set prints its squares only (`e6`, `[d1,a2]`).
+            Value::Set(s) => crate::eval::value::squares_text(*s),
+            Value::Pos(p) => cx.locate_text(*p),
             other => other.render(),
         }
     }
