@@ -101,11 +101,7 @@ pub fn write_game(
     }
     write_tree(&mut w, game, &notes, &mut added)?;
     w.space()?;
-    let result = game
-        .tag("Result")
-        .map(str::to_owned)
-        .or_else(|| game.result.clone())
-        .unwrap_or_else(|| "*".to_owned());
+    let result = game.output_result();
     w.piece(result.as_bytes())?;
     w.out.write_all(b"\n\n\n")?;
     Ok(())
@@ -116,10 +112,10 @@ fn write_tags(out: &mut dyn Write, game: &Game, settags: &[(String, String)]) ->
     for name in ROSTER {
         let v = game.tag(name);
         let v = match (name, v) {
+            ("Result", _) => game.output_result(),
             ("Date", Some(d)) => normalise_date(d, true),
             ("White" | "Black", Some(p)) => normalise_player(p),
             ("Date", None) => "????.??.??".to_owned(),
-            ("Result", None) => game.result.clone().unwrap_or_else(|| "*".to_owned()),
             (_, Some(v)) => v.to_owned(),
             (_, None) => "?".to_owned(),
         };
@@ -137,10 +133,16 @@ fn write_tags(out: &mut dyn Write, game: &Game, settags: &[(String, String)]) ->
     };
     for name in AFTER_ROSTER {
         if let Some(v) = game.tag(name).filter(|v| valid(name, v)) {
-            let v = if name == "EventDate" {
-                normalise_date(v, false)
-            } else {
-                v.to_owned()
+            let v = match name {
+                "EventDate" => normalise_date(v, false),
+                // Up to the first sign: `E21/10` is written `E21`, `D07t` stays.
+                "ECO" => v
+                    .trim()
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+                _ => v.to_owned(),
             };
             write_tag(out, name, &v)?;
         }
@@ -186,12 +188,17 @@ fn normalise_fen(f: &str) -> String {
 
 /// `Surname,I.` is written `Surname, I` like the reference writes player names.
 fn normalise_player(p: &str) -> String {
+    let p = p.trim();
     let Some((surname, rest)) = p.split_once(',') else {
         return p.to_owned();
     };
     let rest = rest.trim_start();
-    let rest = match rest.as_bytes() {
-        [c, b'.'] if c.is_ascii_uppercase() => &rest[..1],
+    // A last initial loses its period: `Barnes, David J.` is written `Barnes, David J`.
+    let b = rest.as_bytes();
+    let rest = match b {
+        [.., c, b'.'] if c.is_ascii_uppercase() && (b.len() == 2 || b[b.len() - 3] == b' ') => {
+            &rest[..rest.len() - 1]
+        }
         _ => rest,
     };
     format!("{surname}, {rest}")

@@ -63,6 +63,7 @@ pub fn db_games(
 /// A game read from PGN text, with its comments and NAGs.
 pub fn game_from_pgn(number: u64, raw: cqldb_indexer::split::RawGame, variations: bool) -> Game {
     let g = index_game(raw, 0);
+    let termination = cqldb_indexer::tags::termination(&g.text);
     let result = g
         .meta
         .map(|m| m.result)
@@ -83,6 +84,7 @@ pub fn game_from_pgn(number: u64, raw: cqldb_indexer::split::RawGame, variations
     Game::new(number, g.positions, g.tags, variations)
         .with_notes(comments, nags)
         .with_result(result)
+        .with_termination(termination)
 }
 
 /// A game from index rows; tags, comments and NAGs only with `with_text`.
@@ -103,6 +105,7 @@ pub fn game_from_rows(
     if !with_text {
         return game;
     }
+    let game = game.with_termination(cqldb_indexer::tags::termination(rows.text));
     let comments = rows
         .comments
         .iter()

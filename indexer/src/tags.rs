@@ -2,6 +2,8 @@
 
 use cqldb_storage::{GameMeta, GameResult};
 
+use crate::lexer::Token;
+
 /// Decodes PGN text: UTF-8 when valid, else Latin-1 (what non-UTF-8 PGN files almost always are).
 pub fn decode_text(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
@@ -27,6 +29,21 @@ pub fn excerpt(bytes: &[u8]) -> String {
         decode_text(&bytes[..cut]).escape_debug(),
         bytes.len()
     )
+}
+
+/// The game's termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`) as written after its main
+/// line, if it has one: what the reference program writes as the game's result.
+pub fn termination(text: &[u8]) -> Option<String> {
+    let mut depth = 0usize;
+    for (tok, _) in crate::lexer::Lexer::new(text) {
+        match tok {
+            Token::Open => depth += 1,
+            Token::Close => depth = depth.saturating_sub(1),
+            Token::Result(r) if depth == 0 => return Some(decode_text(r)),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The value of a tag (first occurrence, case-sensitive name as PGN requires).

@@ -24,6 +24,9 @@ pub struct Game {
     pub nags: Vec<(u32, u8)>,
     /// The result as read (Result tag, else termination marker), for output.
     pub result: Option<String>,
+    /// The termination marker after the main line, if read (for output, where it wins over
+    /// the tag, as in the reference's output).
+    pub termination: Option<String>,
 }
 
 impl Game {
@@ -44,7 +47,24 @@ impl Game {
             comments: Vec::new(),
             nags: Vec::new(),
             result: None,
+            termination: None,
         }
+    }
+
+    /// Sets the termination marker read from the game's text.
+    pub fn with_termination(mut self, termination: Option<String>) -> Self {
+        self.termination = termination;
+        self
+    }
+
+    /// The result written when the game is output: its termination marker, else its Result
+    /// tag, else the result as read.
+    pub fn output_result(&self) -> String {
+        self.termination
+            .clone()
+            .or_else(|| self.tag("Result").map(str::to_owned))
+            .or_else(|| self.result.clone())
+            .unwrap_or_else(|| "*".to_owned())
     }
 
     /// Sets the result as read (used when the game has no Result tag).
