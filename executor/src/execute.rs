@@ -48,7 +48,7 @@ pub fn execute_with(
     let mut engine = Engine::new((*plan.query).clone(), plan.variations);
     engine.comments = sink.writes();
     match source {
-        Source::Pgn(input) => run_pgn(input, engine, &mut sink)?,
+        Source::Pgn(input) => run_pgn(input, &mut engine, &mut sink)?,
         Source::Db(db) => {
             // A database file that shrinks under the run reads as zeros (see
             // `cqldb_storage::mapped`): the sink stops at the next game, and the run is an
@@ -56,7 +56,7 @@ pub fn execute_with(
             let before = cqldb_storage::mapped::faults();
             sink.faults_since = Some(before);
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_db(db, &plan, opts.analyze, engine, &mut sink)
+                run_db(db, &plan, opts.analyze, &mut engine, &mut sink)
             }));
             db.check_shrink(before)?;
             sink.summary.stats = match ran {
@@ -65,6 +65,7 @@ pub fn execute_with(
             };
         }
     }
+    sink.summary.messages.extend(engine.persistent_report());
     sink.summary.plan = Some(plan);
     sink.finish()
 }
@@ -81,13 +82,14 @@ pub fn execute_games<'g>(
         let m = engine.run_game(g);
         sink.take(g, &m)?;
     }
+    sink.summary.messages.extend(engine.persistent_report());
     sink.finish()
 }
 
 /// Games per parallel batch when streaming PGN.
 const BATCH: usize = 512;
 
-fn run_pgn(input: &Input, mut engine: Engine, sink: &mut Sink<'_>) -> Result<()> {
+fn run_pgn(input: &Input, engine: &mut Engine, sink: &mut Sink<'_>) -> Result<()> {
     let stateless = !engine.query().has_state();
     let variations = engine.variations;
     let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -233,7 +235,7 @@ fn run_db(
     db: &Database,
     plan: &PhysicalPlan,
     analyze: bool,
-    mut engine: Engine,
+    engine: &mut Engine,
     sink: &mut Sink<'_>,
 ) -> Result<RunStats> {
     let variations = engine.variations;

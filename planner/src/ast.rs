@@ -645,8 +645,8 @@ pub enum Expr {
     While(Box<Node>, Box<Node>),
     /// `comment(...)`
     Comment(Vec<Node>),
-    /// `message(...)`
-    Message(Vec<Node>),
+    /// `message(...)`; with `quiet` (the flag) the text alone.
+    Message(bool, Vec<Node>),
     /// A transform such as `flipcolor f`: the filter evaluated under each of its basic
     /// transforms at run time (no copy of the tree); matches if any image does.
     Transform(Box<Transformed>),
@@ -654,6 +654,8 @@ pub enum Expr {
     Declaration,
     /// `unbind x`
     Unbind(usize),
+    /// `isbound x` (true) / `isunbound x` (false)
+    IsBound(usize, bool),
 }
 
 /// The transform filters (see `crate::transform` for their basic transforms).
@@ -724,8 +726,14 @@ pub enum VarKind {
     Plain,
     /// A piece identity (`piece x in S`).
     Piece,
-    /// A dictionary.
+    /// A dictionary (its entries last from game to game).
     Dictionary,
+    /// `persistent`: keeps its value from game to game, and is printed after the last
+    /// (`quiet`: not printed).
+    Persistent {
+        /// `persistent quiet`.
+        quiet: bool,
+    },
 }
 
 /// Header settings of `cql( ... )`.
@@ -771,10 +779,13 @@ pub struct Query {
 }
 
 impl Query {
-    /// Whether evaluation keeps state across games (variables or dictionaries), so games must
-    /// be evaluated one after another in input order.
+    /// Whether evaluation keeps state across games (`persistent` variables or dictionaries),
+    /// so games must be evaluated one after another in input order.
     pub fn has_state(&self) -> bool {
-        !self.vars.is_empty()
+        // Other variables are unbound at each game's start.
+        self.vars
+            .iter()
+            .any(|(_, k)| matches!(k, VarKind::Dictionary | VarKind::Persistent { .. }))
     }
 }
 
@@ -790,7 +801,7 @@ impl Node {
             | ToStr(xs)
             | Call(_, xs)
             | Comment(xs)
-            | Message(xs) => out.extend(xs),
+            | Message(_, xs) => out.extend(xs),
             And(a, b)
             | Or(a, b)
             | Binary(_, a, b)
@@ -864,7 +875,7 @@ impl Node {
             | Terminal | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth
             | PositionId | GameNumber | CurrentPosition | Parent | From | To | Castled(_)
             | EnPassant | NullMove | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year
-            | Var(_) | Declaration | Unbind(_) | PathStatus(_) => {}
+            | Var(_) | Declaration | Unbind(_) | PathStatus(_) | IsBound(..) => {}
         }
         out
     }
@@ -891,7 +902,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | ToStr(xs)
         | Call(_, xs)
         | Comment(xs)
-        | Message(xs) => xs.iter_mut().for_each(f),
+        | Message(_, xs) => xs.iter_mut().for_each(f),
         And(a, b)
         | Or(a, b)
         | Binary(_, a, b)
@@ -981,6 +992,6 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth | PositionId
         | GameNumber | CurrentPosition | Parent | From | To | Castled(_) | EnPassant | NullMove
         | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year | Var(_) | Declaration
-        | Unbind(_) | PathStatus(_) => {}
+        | Unbind(_) | PathStatus(_) | IsBound(..) => {}
     }
 }

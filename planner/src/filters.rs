@@ -35,7 +35,61 @@ impl Parser {
             "min" => Some(Expr::MinMax(false, self.paren_args()?)),
             "str" => Some(Expr::ToStr(self.paren_args()?)),
             "comment" => Some(Expr::Comment(self.note_args()?)),
-            "message" => Some(Expr::Message(self.note_args()?)),
+            "message" => {
+                let quiet = self.eat_word("quiet");
+                Some(Expr::Message(quiet, self.note_args()?))
+            }
+            "persistent" => {
+                let quiet = self.eat_word("quiet");
+                let t = self.peek().clone();
+                let name = match &t.tok {
+                    Tok::Word(n) if !is_reserved(n) => n.clone(),
+                    _ => return Err(self.unexpected("expected a name after 'persistent'")),
+                };
+                if let Some(slot) = self.var_slot(&name)
+                    && !matches!(self.vars[slot].1, VarKind::Persistent { .. })
+                {
+                    return Err(ParseError::new(
+                        format!("'{name}' was used before as a variable that is not persistent"),
+                        t.span,
+                    ));
+                }
+                if !matches!(&self.peek_at(1).tok, Tok::Sym(op) if op.ends_with('=') && *op != "==")
+                {
+                    return Err(self.unexpected(&format!(
+                        "a persistent variable is declared with its assignment: persistent {name} = ..."
+                    )));
+                }
+                self.declare(&name, VarKind::Persistent { quiet }, Ty::Unknown);
+                let node = self.assignment(name, t.span.start)?;
+                Some(node.expr)
+            }
+            "atomic" => {
+                // `atomic x = ...`: an assignment. (CQL rolls atomic variables back when a path
+                // search abandons a branch; path searches here evaluate constituents for their
+                // match only, so an assignment inside one is the query's own business.)
+                let node = self.filter()?;
+                if !matches!(node.expr, Expr::Assign(..)) {
+                    return Err(ParseError::new(
+                        "'atomic' goes before an assignment: atomic x = ...",
+                        node.span,
+                    ));
+                }
+                Some(node.expr)
+            }
+            "isbound" | "isunbound" => {
+                let t = self.peek().clone();
+                let name = match &t.tok {
+                    Tok::Word(n) if !is_reserved(n) => n.clone(),
+                    _ => return Err(self.unexpected(&format!("expected a variable after '{w}'"))),
+                };
+                self.next();
+                let slot = match self.var_slot(&name) {
+                    Some(s) => s,
+                    None => self.declare(&name, VarKind::Plain, Ty::Unknown),
+                };
+                Some(Expr::IsBound(slot, w == "isbound"))
+            }
             "not" => Some(Expr::Not(Box::new(self.not()?))),
             "if" => {
                 let cond = self.filter()?;

@@ -264,7 +264,8 @@ impl Parser {
             .is_some_and(|s| self.vars[s].1 == VarKind::Dictionary)
     }
 
-    fn assignment(&mut self, name: String, start: usize) -> PResult<Node> {
+    /// `name op value`, the name the next token.
+    pub(crate) fn assignment(&mut self, name: String, start: usize) -> PResult<Node> {
         let name_tok = self.next();
         let Tok::Sym(op) = self.next().tok else {
             unreachable!("checked by the caller")
@@ -285,9 +286,10 @@ impl Parser {
                     name_tok.span,
                 ));
             };
-            if vty != Ty::Number && vty != Ty::Unknown {
+            let string_append = vty == Ty::String && matches!(op, AssignOp::Arith(BinOp::Add));
+            if vty != Ty::Number && vty != Ty::Unknown && !string_append {
                 return Err(ParseError::new(
-                    "compound assignment needs a number on the right",
+                    "compound assignment needs a number on the right (or a string after '+=')",
                     value.span.clone(),
                 ));
             }
@@ -302,7 +304,13 @@ impl Parser {
                 value.span.clone(),
             ));
         }
-        let slot = self.declare(&name, VarKind::Plain, vty);
+        // A persistent variable stays one (its kind was declared by `persistent`).
+        let kind = self
+            .var_slot(&name)
+            .map(|s| self.vars[s].1)
+            .filter(|k| matches!(k, VarKind::Persistent { .. }))
+            .unwrap_or(VarKind::Plain);
+        let slot = self.declare(&name, kind, vty);
         Ok(Node {
             expr: Expr::Assign(slot, op, Box::new(value)),
             span: self.span_from(start),

@@ -485,7 +485,8 @@ pub fn literal(e: &Expr) -> Literal {
         | PieceIter(..)
         | While(..)
         | Comment(_)
-        | Message(_)
+        | Message(..)
+        | IsBound(..)
         | Transform(_)
         | Declaration
         | Unbind(_) => Literal::None,

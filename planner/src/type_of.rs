@@ -112,7 +112,8 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | PieceIter(..)
         | While(..)
         | Comment(_)
-        | Message(_)
+        | Message(..)
+        | IsBound(..)
         | Declaration
         | Unbind(_) => Ty::Logical,
     }

@@ -124,8 +124,8 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
         | Regex(..) | Group(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)
         | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..)
-        | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(_)
-        | Unbind(_) => Bounds::unknown(),
+        | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(..)
+        | IsBound(..) | Unbind(_) => Bounds::unknown(),
     }
 }
 

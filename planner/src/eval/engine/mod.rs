@@ -98,9 +98,33 @@ impl Engine {
         &self.query
     }
 
+    /// The closing report of the `persistent` variables (not the `quiet` ones): `Name: value`
+    /// each, after the last game.
+    pub fn persistent_report(&self) -> Vec<String> {
+        self.query
+            .vars
+            .iter()
+            .zip(&self.vars)
+            .filter_map(|((name, kind), v)| match kind {
+                VarKind::Persistent { quiet: false } => Some(format!(
+                    "{name}: {}",
+                    v.as_ref()
+                        .map_or_else(|| "<unbound>".to_owned(), Value::render)
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Evaluates the query at every visible position of `game`.
     pub fn run_game(&mut self, game: &Game) -> GameMatch {
         let q = self.query.clone();
+        // A game starts with its variables unbound; persistent ones and dictionaries carry on.
+        for (v, (_, kind)) in self.vars.iter_mut().zip(&q.vars) {
+            if matches!(kind, VarKind::Plain | VarKind::Piece) {
+                *v = None;
+            }
+        }
         let mut out = GameMatch::default();
         let h = &q.header;
         if let Some((lo, hi)) = h.gamenumber {
@@ -220,7 +244,9 @@ impl Engine {
             PieceIter(slot, all, set, body) => self.piece_iter(slot, all, set, body, cx),
             While(c, body) => self.while_loop(c, body, cx),
             Comment(args) => self.comment(args, cx),
-            Message(args) => self.message(args, cx),
+            Message(quiet, args) => self.message(*quiet, args, cx),
+            IsBound(slot, bound) => (self.vars.get(*slot).is_some_and(Option::is_some) == *bound)
+                .then_some(Value::Matched),
             Transform(t) => self.transform(t, cx),
             // The filters with a file of their own.
             Ancestor(a, b) => filter::ancestry::eval(a, b, self, cx),

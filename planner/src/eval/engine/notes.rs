@@ -23,8 +23,12 @@ impl Engine {
         Some(Value::Matched)
     }
 
-    pub(super) fn message(&mut self, args: &[Node], cx: &mut Cx) -> Option<Value> {
+    pub(super) fn message(&mut self, quiet: bool, args: &[Node], cx: &mut Cx) -> Option<Value> {
         let text = self.render_args(args, cx);
+        if quiet {
+            cx.messages.push(text);
+            return Some(Value::Matched);
+        }
         // The reference's format: `Game: 42 move 87(btm): text`.
         let rec = &cx.game.positions[cx.cur as usize];
         let number = cx.game.move_number(cx.cur);

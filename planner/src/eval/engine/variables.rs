@@ -24,7 +24,22 @@ impl Engine {
         let v = match op {
             AssignOp::Set => v,
             AssignOp::Arith(bop) => {
-                let old = self.vars[*slot].clone()?;
+                let old = match self.vars[*slot].clone() {
+                    Some(old) => old,
+                    // A persistent variable starts as the empty value of its type.
+                    None if matches!(
+                        self.query().vars.get(*slot).map(|v| v.1),
+                        Some(VarKind::Persistent { .. })
+                    ) =>
+                    {
+                        match &v {
+                            Value::Str(_) => Value::Str(String::new()),
+                            Value::Set(_) => Value::Set(0),
+                            _ => Value::Num(0),
+                        }
+                    }
+                    None => return None,
+                };
                 self.binary(*bop, old, v, cx)?
             }
         };

@@ -3,8 +3,8 @@
 use super::{Draft, Rule};
 use crate::ast::{Expr, Node};
 
-/// Turns pruning off for `--full-scan`, for queries whose variables or dictionaries carry
-/// state from game to game (skipping a game would change what later games see), and for
+/// Turns pruning off for `--full-scan`, for queries whose `persistent` variables or
+/// dictionaries carry state from game to game (other variables start each game unbound) (skipping a game would change what later games see), and for
 /// queries that print `message`s (a message is printed even at positions that do not match).
 pub struct KeepFullScan;
 
@@ -18,7 +18,7 @@ impl Rule for KeepFullScan {
         let why = if d.logical.full_scan {
             "--full-scan"
         } else if q.has_state() {
-            "the query keeps variables from game to game"
+            "the query keeps persistent variables or dictionaries from game to game"
         } else if q.body.iter().any(prints) || q.functions.iter().any(|f| prints(&f.body)) {
             "the query prints messages at every position"
         } else {
@@ -32,7 +32,7 @@ impl Rule for KeepFullScan {
 /// Whether a `message` is somewhere in the filter.
 fn prints(n: &Node) -> bool {
     let mut found = false;
-    n.walk(&mut |x| found |= matches!(x.expr, Expr::Message(_)));
+    n.walk(&mut |x| found |= matches!(x.expr, Expr::Message(..)));
     found
 }
 
@@ -44,7 +44,8 @@ mod tests {
     #[test]
     fn state_messages_and_the_flag_keep_the_full_scan() {
         for q in [
-            "x = 1 mate",
+            "persistent x = 1 mate",
+            "dictionary D mate",
             "mate message(\"hi\")",
             "function f() { message(1) } mate f()",
         ] {
@@ -54,6 +55,8 @@ mod tests {
         }
         let mut d = draft("mate");
         assert!(KeepFullScan.apply(&mut d).is_none());
+        // A variable of one game's own does not stop pruning.
+        assert!(KeepFullScan.apply(&mut draft("x = 1 mate")).is_none());
         d.logical.full_scan = true;
         assert!(KeepFullScan.apply(&mut d).is_some());
     }
