@@ -76,6 +76,25 @@ pub struct CqlRun {
     pub full_scan: bool,
     /// Measure every operator (`EXPLAIN ANALYZE`).
     pub analyze: bool,
+    /// What the reference program's other options set.
+    pub options: QueryOptions,
+}
+
+/// What the reference program's command line sets beyond the header's parameters.
+#[derive(Clone, Debug, Default)]
+pub struct QueryOptions {
+    /// `-flipcolor`, `-flip`, ...: the body under this transform.
+    pub transform: Option<cqldb_planner::ast::TransformKind>,
+    /// `-quiet`
+    pub quiet: bool,
+    /// `-alwayscomment`
+    pub always_comment: bool,
+    /// `-noheader`
+    pub no_game_header: bool,
+    /// `-nosettag`
+    pub no_settag: bool,
+    /// `-assign X V`, in order.
+    pub assign: Vec<(String, String)>,
 }
 
 impl CqlRun {
@@ -96,6 +115,7 @@ impl CqlRun {
             matchstring: None,
             full_scan: false,
             analyze: false,
+            options: QueryOptions::default(),
         }
     }
 }
@@ -139,7 +159,7 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
 }
 
 fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
-    let mut query = cqldb_planner::parse(&r.query)
+    let mut query = cqldb_planner::parse_with_assignments(&r.query, &r.options.assign)
         .map_err(|e| anyhow!("{:?}", e.report(&r.query_name, &r.query)))?;
     if let Some(g) = r.gamenumber {
         query.header.gamenumber = Some(g);
@@ -155,6 +175,28 @@ fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
     }
     if r.mainline {
         query.header.variations = false;
+    }
+    let o = &r.options;
+    query.header.quiet |= o.quiet;
+    query.header.always_comment |= o.always_comment;
+    query.header.no_game_header |= o.no_game_header;
+    query.header.no_settag |= o.no_settag;
+    if let Some(kind) = o.transform {
+        use cqldb_planner::ast::{Combine, Expr, Node, Transformed};
+        let span = 0..0;
+        let body = Node {
+            expr: Expr::Compound(std::mem::take(&mut query.body)),
+            span: span.clone(),
+        };
+        query.body = vec![Node {
+            expr: Expr::Transform(Box::new(Transformed {
+                kind,
+                count: false,
+                combine: Combine::First,
+                body,
+            })),
+            span,
+        }];
     }
     Ok(query)
 }

@@ -58,6 +58,8 @@ struct Cli {
     command: Command,
 }
 
+// One value, parsed once: the `cql` variant's many reference options cost nothing worth boxing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Build a database from PGN files (or append to an existing one).
@@ -117,7 +119,7 @@ enum Command {
         #[arg(long)]
         virtualmainline: bool,
         /// Only games numbered N (to M).
-        #[arg(long, num_args = 1..=2)]
+        #[arg(long, short = 'g', num_args = 1..=2)]
         gamenumber: Vec<i64>,
         /// Output a game only if N (to M) positions match.
         #[arg(long, num_args = 1..=2)]
@@ -128,6 +130,8 @@ enum Command {
         /// Comment put after matched positions (default CQL).
         #[arg(long)]
         matchstring: Option<String>,
+        #[command(flatten)]
+        extra: commands::cql::ReferenceOptions,
     },
     /// Show how a CQL query runs: the logical plan, the rules that fired, the physical plan
     /// (index scans, the residual, the sink); `--analyze` runs it and adds what each operator
@@ -266,7 +270,7 @@ enum Command {
 /// Rewrites the reference CQL program's single-dash options (`-cql`, `-variations`, ...) to
 /// the double-dash form clap reads.
 fn reference_style_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const LONG: [&str; 10] = [
+    const LONG: [&str; 38] = [
         "cql",
         "variations",
         "mainline",
@@ -277,6 +281,34 @@ fn reference_style_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<s
         "matchstring",
         "input",
         "output",
+        "player",
+        "white",
+        "black",
+        "event",
+        "site",
+        "year",
+        "result",
+        "fen",
+        "flip",
+        "flipcolor",
+        "flipvertical",
+        "fliphorizontal",
+        "rotate90",
+        "rotate45",
+        "shift",
+        "shifthorizontal",
+        "shiftvertical",
+        "reversecolor",
+        "quiet",
+        "alwayscomment",
+        "noheader",
+        "nosettag",
+        "assign",
+        "singlethreaded",
+        "threads",
+        "showmatches",
+        "version",
+        "lineincrement",
     ];
     args.map(|a| match a.to_str() {
         Some(s) if s.starts_with('-') && !s.starts_with("--") && LONG.contains(&&s[1..]) => {
@@ -383,6 +415,7 @@ fn main() -> std::process::ExitCode {
             count,
             format,
             full_scan,
+            extra,
         } => commands::cql::run(commands::cql::Args {
             file,
             cql,
@@ -401,6 +434,7 @@ fn main() -> std::process::ExitCode {
             full_scan,
             explain: false,
             analyze: false,
+            extra,
         }),
         Command::Explain {
             file,
@@ -428,6 +462,7 @@ fn main() -> std::process::ExitCode {
             full_scan,
             explain: true,
             analyze,
+            extra: commands::cql::ReferenceOptions::default(),
         }),
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),

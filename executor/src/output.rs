@@ -26,6 +26,8 @@ pub struct OutputOptions {
     pub silent: bool,
     /// `quiet`: no automatic match comments.
     pub quiet: bool,
+    /// `-noheader`: no `Game number N` comment.
+    pub no_game_header: bool,
 }
 
 impl Default for OutputOptions {
@@ -34,6 +36,7 @@ impl Default for OutputOptions {
             matchstring: "CQL".to_owned(),
             silent: false,
             quiet: false,
+            no_game_header: false,
         }
     }
 }
@@ -84,7 +87,7 @@ pub fn write_game(
     let notes = NoteIndex::of(game);
     // The game comment: original pre-game comment, game number, root annotations.
     let mut root: Vec<Segment> = notes.comment(game, 0, CommentPlacement::After);
-    if !opts.silent {
+    if !opts.silent && !opts.no_game_header {
         root.push(Segment::added(format!("Game number {}", game.number)));
     }
     root.extend(added[0].drain(..).map(Segment::added));

@@ -233,6 +233,7 @@ pub fn output_options(query: &Query) -> OutputOptions {
             .unwrap_or_else(|| "CQL".to_owned()),
         silent: query.header.silent,
         quiet: query.header.quiet,
+        no_game_header: query.header.no_game_header,
     }
 }
 

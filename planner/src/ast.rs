@@ -759,6 +759,15 @@ pub struct Header {
     pub result: Option<String>,
     /// `gamenumber N [M]`
     pub gamenumber: Option<(i64, i64)>,
+    /// `-alwayscomment`: comments of filters that finally fail are kept (no smart comments).
+    pub always_comment: bool,
+    /// `-noheader`: no `Game number N` comment in the output.
+    pub no_game_header: bool,
+    /// `-nosettag`: `settag` filters set nothing.
+    pub no_settag: bool,
+    /// `-assign X V`: variables bound at each game's start (slot, the text given: a number if
+    /// it reads as one, else a string).
+    pub assign: Vec<(usize, String)>,
 }
 
 /// A parsed and checked query.

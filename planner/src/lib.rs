@@ -39,6 +39,13 @@ use token::Tok;
 
 /// Parses a whole CQL file: `cql( header )` followed by one or more filters.
 pub fn parse(src: &str) -> Result<Query, ParseError> {
+    parse_with_assignments(src, &[])
+}
+
+/// Parses a CQL file whose variables `assign` names are bound before it starts (the reference
+/// program's `-assign X V`): each is a number when its text reads as one, else a string, and is
+/// bound again at each game's start.
+pub fn parse_with_assignments(src: &str, assign: &[(String, String)]) -> Result<Query, ParseError> {
     let toks = token::lex(src)?;
     const TAG_WORDS: [&str; 10] = [
         "player",
@@ -56,7 +63,21 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
         .iter()
         .any(|t| matches!(&t.tok, Tok::Word(w) if TAG_WORDS.contains(&w.as_str())));
     let mut p = parser::Parser::new(toks);
-    let header = if p.at_word("cql") {
+    let mut bound = Vec::with_capacity(assign.len());
+    for (name, text) in assign {
+        if !is_identifier(name) || keywords::RESERVED.contains(&name.as_str()) {
+            return Err(ParseError::new(
+                format!("-assign: '{name}' cannot name a variable"),
+                0..0,
+            ));
+        }
+        let ty = match text.trim().parse::<i64>() {
+            Ok(_) => types::Ty::Number,
+            Err(_) => types::Ty::String,
+        };
+        bound.push((p.declare(name, ast::VarKind::Plain, ty), text.clone()));
+    }
+    let mut header = if p.at_word("cql") {
         p.next();
         parse_header(&mut p, src)?
     } else {
@@ -73,6 +94,7 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
         return Err(p.unexpected("expected one or more filters after the cql() header"));
     }
     check_depth(body.iter().chain(p.functions.iter().map(|f| &f.body)))?;
+    header.assign = bound;
     Ok(Query {
         header,
         body,
@@ -81,6 +103,15 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
         sorts: p.sorts,
         reads_tags,
     })
+}
+
+/// Whether `name` reads as one CQL word that can name a variable.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// How deep a query's tree may nest. Evaluation recurses once per level on worker threads

@@ -8,6 +8,164 @@ use anyhow::Result;
 use cqldb::cql::{CqlRun, MatchFormat, Source, run as run_query};
 use cqldb_indexer::Input;
 
+/// The reference program's other options (`-player X`, `-flipcolor`, `-quiet`, ...): the
+/// metadata ones add filters to the query's body, the transforms wrap it, the rest set what
+/// its header would.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ReferenceOptions {
+    /// Only games where either player's name contains NAME.
+    #[arg(long)]
+    pub player: Option<String>,
+    /// Only games where White's name contains NAME.
+    #[arg(long)]
+    pub white: Option<String>,
+    /// Only games where Black's name contains NAME.
+    #[arg(long)]
+    pub black: Option<String>,
+    /// Only games whose Event contains TEXT.
+    #[arg(long)]
+    pub event: Option<String>,
+    /// Only games whose Site contains TEXT.
+    #[arg(long)]
+    pub site: Option<String>,
+    /// Only games of year N (to M).
+    #[arg(long, num_args = 1..=2)]
+    pub year: Vec<i64>,
+    /// Only games with this result (1-0, 0-1, 1/2-1/2).
+    #[arg(long)]
+    pub result: Option<String>,
+    /// Only positions whose board is this FEN board (CQL's wildcards allowed).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// The query under `flip` (all eight symmetries of the board).
+    #[arg(long)]
+    pub flip: bool,
+    /// The query under `flipcolor`.
+    #[arg(long)]
+    pub flipcolor: bool,
+    /// The query under `flipvertical`.
+    #[arg(long)]
+    pub flipvertical: bool,
+    /// The query under `fliphorizontal`.
+    #[arg(long)]
+    pub fliphorizontal: bool,
+    /// The query under `rotate90`.
+    #[arg(long)]
+    pub rotate90: bool,
+    /// The query under `rotate45`.
+    #[arg(long)]
+    pub rotate45: bool,
+    /// The query under `shift`.
+    #[arg(long)]
+    pub shift: bool,
+    /// The query under `shifthorizontal`.
+    #[arg(long)]
+    pub shifthorizontal: bool,
+    /// The query under `shiftvertical`.
+    #[arg(long)]
+    pub shiftvertical: bool,
+    /// The query under `reversecolor`.
+    #[arg(long)]
+    pub reversecolor: bool,
+    /// No automatic comments (the header's `quiet`).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Keep the comments of filters that finally fail (no smart comments).
+    #[arg(long)]
+    pub alwayscomment: bool,
+    /// No `Game number N` comment in the output.
+    #[arg(long)]
+    pub noheader: bool,
+    /// `settag` filters set nothing.
+    #[arg(long)]
+    pub nosettag: bool,
+    /// Bind variable X to V (a number if V reads as one) at each game's start.
+    #[arg(long, num_args = 2, value_names = ["X", "V"])]
+    pub assign: Vec<String>,
+    /// One thread (`-s`).
+    #[arg(long, short = 's')]
+    pub singlethreaded: bool,
+    /// Threads evaluating games (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Print the program's version and the CQL language version it reads, then stop.
+    #[arg(long)]
+    pub version: bool,
+    /// The reference program's progress mark every N games: accepted for its scripts; the
+    /// progress bar on the standard error shows how far a run is.
+    #[arg(long, value_name = "N")]
+    pub lineincrement: Option<u64>,
+    /// Also list the matching games' numbers (on the standard output, or the standard error
+    /// when the games go there).
+    #[arg(long)]
+    pub showmatches: bool,
+}
+
+impl ReferenceOptions {
+    /// The body filters the metadata options stand for.
+    fn preamble(&self) -> anyhow::Result<String> {
+        let quoted = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+        let mut out = Vec::new();
+        if let Some(p) = &self.player {
+            out.push(format!("player {}", quoted(p)));
+        }
+        if let Some(p) = &self.white {
+            out.push(format!("player white {}", quoted(p)));
+        }
+        if let Some(p) = &self.black {
+            out.push(format!("player black {}", quoted(p)));
+        }
+        if let Some(e) = &self.event {
+            out.push(format!("event {}", quoted(e)));
+        }
+        if let Some(s) = &self.site {
+            out.push(format!("site {}", quoted(s)));
+        }
+        match self.year[..] {
+            [] => {}
+            [y] => out.push(format!("year == {y}")),
+            [lo, hi, ..] => out.push(format!("year >= {lo} year <= {hi}")),
+        }
+        if let Some(r) = &self.result {
+            if !matches!(r.as_str(), "1-0" | "0-1" | "1/2-1/2") {
+                return Err(
+                    cqldb::Usage(format!("-result takes 1-0, 0-1 or 1/2-1/2, not '{r}'")).into(),
+                );
+            }
+            out.push(format!("result {r}"));
+        }
+        if let Some(f) = &self.fen {
+            out.push(format!("fen {}", quoted(f)));
+        }
+        Ok(out.join("\n"))
+    }
+
+    /// The transform the options wrap the query in, if any (one at most).
+    fn transform(&self) -> anyhow::Result<Option<cqldb_planner::ast::TransformKind>> {
+        use cqldb_planner::ast::TransformKind as T;
+        let chosen: Vec<T> = [
+            (self.flip, T::Flip),
+            (self.flipcolor, T::FlipColor),
+            (self.flipvertical, T::FlipVertical),
+            (self.fliphorizontal, T::FlipHorizontal),
+            (self.rotate90, T::Rotate90),
+            (self.rotate45, T::Rotate45),
+            (self.shift, T::Shift),
+            (self.shifthorizontal, T::ShiftHorizontal),
+            (self.shiftvertical, T::ShiftVertical),
+            (self.reversecolor, T::ReverseColor),
+        ]
+        .into_iter()
+        .filter_map(|(on, t)| on.then_some(t))
+        .collect();
+        match chosen[..] {
+            [] => Ok(None),
+            [t] => Ok(Some(t)),
+            _ => Err(cqldb::Usage("give at most one transform option".into()).into()),
+        }
+    }
+}
+
 /// Options of `cqldb cql` (the reference program's names are accepted too).
 pub struct Args {
     pub file: Option<PathBuf>,
@@ -31,6 +189,8 @@ pub struct Args {
     /// it with every operator measured.
     pub explain: bool,
     pub analyze: bool,
+    /// The reference program's other options.
+    pub extra: ReferenceOptions,
 }
 
 /// Whether `-cql` text opens with a `cql(...)` header.
@@ -49,6 +209,10 @@ fn range(v: &[i64]) -> Option<(i64, i64)> {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.extra.version {
+        outln!("cqldb {} (reads CQL 6.2)", env!("CARGO_PKG_VERSION"));
+        return Ok(ExitCode::SUCCESS);
+    }
     let (mut query, name) = match &a.file {
         Some(f) => (
             std::fs::read_to_string(f)
@@ -69,9 +233,31 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if a.virtualmainline {
         query.push_str("\nvirtualmainline");
     }
+    let preamble = a.extra.preamble()?;
+    if !preamble.is_empty() {
+        query.push('\n');
+        query.push_str(&preamble);
+    }
+    let threads = if a.extra.singlethreaded {
+        Some(1)
+    } else {
+        a.extra.threads
+    };
+    if let Some(n) = threads {
+        // The first use of the pool: it has not been built yet.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n as usize)
+            .build_global();
+    }
     // A malformed query is reported first, at its span: its header's input and output cannot
     // be read either, and "no input" would hide the real fault.
-    let parsed = match cqldb_planner::parse(&query) {
+    let assign: Vec<(String, String)> = a
+        .extra
+        .assign
+        .chunks(2)
+        .map(|p| (p[0].clone(), p.get(1).cloned().unwrap_or_default()))
+        .collect();
+    let parsed = match cqldb_planner::parse_with_assignments(&query, &assign) {
         Ok(q) => q,
         Err(e) => {
             errln!("{:?}", e.report(&name, &query));
@@ -127,6 +313,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         matchstring: a.matchstring.clone(),
         full_scan: a.full_scan,
         analyze: a.analyze,
+        options: cqldb::cql::QueryOptions {
+            transform: a.extra.transform()?,
+            quiet: a.extra.quiet,
+            always_comment: a.extra.alwayscomment,
+            no_game_header: a.extra.noheader,
+            no_settag: a.extra.nosettag,
+            assign,
+        },
     };
     if a.explain && !a.analyze {
         return match cqldb::cql::plan(&run).and_then(|plan| cqldb::cql::explain(&run, &plan, None))
@@ -183,6 +377,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     } else if a.count {
         outln!("{}", summary.matched.len());
+    }
+    if a.extra.showmatches {
+        let to_stdout = output.as_ref().is_none_or(|p| p.as_os_str() != "-");
+        for n in &summary.matched {
+            if to_stdout {
+                outln!("{n}");
+            } else {
+                errln!("{n}");
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -125,6 +125,14 @@ impl Engine {
                 *v = None;
             }
         }
+        for (slot, text) in &q.header.assign {
+            if let Some(v) = self.vars.get_mut(*slot) {
+                *v = Some(match text.trim().parse::<i64>() {
+                    Ok(n) => Value::Num(n),
+                    Err(_) => Value::Str(text.clone()),
+                });
+            }
+        }
         let mut out = GameMatch::default();
         let h = &q.header;
         if let Some((lo, hi)) = h.gamenumber {
@@ -166,7 +174,7 @@ impl Engine {
             });
             if ok {
                 out.matched.push(id);
-            } else {
+            } else if !h.always_comment {
                 cx.comments.truncate(mark);
             }
         }
@@ -190,7 +198,9 @@ impl Engine {
         }
         let (comments, settags) = finish_notes(cx.comments);
         out.comments = comments;
-        out.settags = settags;
+        if !h.no_settag {
+            out.settags = settags;
+        }
         out.messages = cx.messages;
         out.warnings = cx.warnings;
         out
@@ -336,10 +346,13 @@ impl Engine {
     }
 }
 
+/// Tags set by `settag`: (name, value).
+type Tags = Vec<(String, String)>;
+
 /// The notes of a finished game: tags set by `settag` taken out (the last value of each name
 /// kept), `echo`'s target notes merged into one per target and name (`tgt -->a -->b`), and a
 /// text repeated at one position kept once, as the reference writes them.
-fn finish_notes(raw: Vec<(u32, String)>) -> (Vec<(u32, String)>, Vec<(String, String)>) {
+fn finish_notes(raw: Vec<(u32, String)>) -> (Vec<(u32, String)>, Tags) {
     use crate::filter::echo::TARGET_NOTE;
     use crate::filter::settag::SETTAG;
     let mut settags: Vec<(String, String)> = Vec::new();

@@ -10,6 +10,9 @@
 
 use rustc_hash::FxHashMap;
 
+/// A search state one step on: (NFA state, position, moves counted, positions walked).
+type Successor = (usize, u32, u32, u32);
+
 use crate::ast::{Dash, Node, PathFilter, PathKind, Pattern};
 use crate::eval::{Cx, Evaluate, matches};
 
@@ -69,7 +72,7 @@ impl<'q> Nfa<'q> {
             Pattern::Repeat(inner, min, max) => {
                 // A part that cannot move gains nothing by repeating: once is enough.
                 let (min, max) = if nullable(inner) {
-                    ((*min).min(1), Some((*min).min(1).max(1)))
+                    ((*min).min(1), Some(1))
                 } else {
                     (*min, *max)
                 };
@@ -144,7 +147,7 @@ impl Search<'_> {
                     .children(id)
                     .iter()
                     .enumerate()
-                    .filter(|&(i, _)| !(p.primary && i > 0) && !(p.secondary && i == 0))
+                    .filter(|&(i, _)| !(p.primary && i > 0 || p.secondary && i == 0))
                     .map(|(_, &c)| c)
                     .collect(),
             }
@@ -191,14 +194,14 @@ impl Search<'_> {
         out
     }
 
-    /// The search states one step after (state, pos): (state, pos, moves counted, walked).
+    /// The search states one step after (state, pos).
     fn successors(
         &self,
         state: usize,
         pos: u32,
         ev: &mut impl Evaluate,
         cx: &mut Cx,
-    ) -> Vec<(usize, u32, u32, u32)> {
+    ) -> Vec<Successor> {
         match &self.nfa.states[state] {
             St::Accept => Vec::new(),
             St::Eps(next) => next.iter().map(|&n| (n, pos, 0, 0)).collect(),
@@ -258,7 +261,7 @@ impl Search<'_> {
             PathKind::Line { .. } => BEFORE,
         };
         let mut memo: FxHashMap<(u32, u32), Option<Best>> = FxHashMap::default();
-        let mut succ: FxHashMap<(u32, u32), Vec<(usize, u32, u32, u32)>> = FxHashMap::default();
+        let mut succ: FxHashMap<(u32, u32), Vec<Successor>> = FxHashMap::default();
         let mut keys: FxHashMap<u32, i64> = FxHashMap::default();
         let mut stack: Vec<(usize, u32)> = vec![(self.nfa.start, origin)];
         let mut too_large = false;
