@@ -502,7 +502,7 @@ fn chess_at(game: &Game, id: u32, cache: &mut [Option<Chess>]) -> Option<Chess> 
     if let Some(p) = &cache[id as usize] {
         return Some(p.clone());
     }
-    let pos = crate::board::to_chess(&game.positions[id as usize])?;
+    let pos = game.positions[id as usize].to_chess()?;
     cache[id as usize] = Some(pos.clone());
     Some(pos)
 }

@@ -114,20 +114,11 @@ fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, Stri
     };
     let mut last_err = String::new();
     for &mode in modes {
-        match parsed.clone().into_position::<Chess>(mode) {
+        // Positions that are only dubious (a stale en-passant square, a study's extra
+        // material) are accepted.
+        match cqldb_storage::lenient_position(parsed.clone().into_setup(), mode) {
             Ok(pos) => return Ok(pos),
-            Err(e) => {
-                last_err = e.to_string();
-                // Positions that are only dubious (e.g. a stale en-passant square) are accepted.
-                match e.ignore_invalid_ep_square() {
-                    Ok(pos) => return Ok(pos),
-                    Err(e) => {
-                        if let Ok(pos) = e.ignore_invalid_castling_rights() {
-                            return Ok(pos);
-                        }
-                    }
-                }
-            }
+            Err(e) => last_err = e.to_string(),
         }
     }
     Err(("bad-fen", format!("bad FEN \"{fen}\": {last_err}")))

@@ -505,6 +505,8 @@ pub enum Expr {
     Attacks(Box<Node>, Box<Node>),
     /// `X attackedby Y` / `X <- Y`: squares of X attacked from Y.
     AttackedBy(Box<Node>, Box<Node>),
+    /// Three or more operands joined by arrows pointing one way (`x -> y -> z`, `z <- y <- x`).
+    AttackChain(Arrow, Vec<Node>),
     /// Direction filters: `up 1 Q`, `anydirection k`.
     Direction(Direction, u8, u8, Box<Node>),
     /// `light X` (true) / `dark X` (false).
@@ -719,6 +721,15 @@ pub struct Function {
     pub body: Node,
 }
 
+/// The way a chain of attack arrows points.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arrow {
+    /// `->` / `attacks`: from the first operand written to the last.
+    Attacks,
+    /// `<-` / `attackedby`: from the last operand written to the first.
+    AttackedBy,
+}
+
 /// What kind of thing a variable slot holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum VarKind {
@@ -810,7 +821,8 @@ impl Node {
             | ToStr(xs)
             | Call(_, xs)
             | Comment(xs)
-            | Message(_, xs) => out.extend(xs),
+            | Message(_, xs)
+            | AttackChain(_, xs) => out.extend(xs),
             And(a, b)
             | Or(a, b)
             | Binary(_, a, b)
@@ -911,7 +923,8 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | ToStr(xs)
         | Call(_, xs)
         | Comment(xs)
-        | Message(_, xs) => xs.iter_mut().for_each(f),
+        | Message(_, xs)
+        | AttackChain(_, xs) => xs.iter_mut().for_each(f),
         And(a, b)
         | Or(a, b)
         | Binary(_, a, b)

@@ -538,9 +538,12 @@ impl Parser {
         Ok(lhs)
     }
 
+    /// Operands joined by attack arrows: two make a binary filter, more a chain, whose arrows
+    /// must all point one way.
     fn arrow(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
-        let mut lhs = self.colon()?;
+        let mut operands = vec![self.colon()?];
+        let mut arrows: Vec<(String, Span)> = Vec::new();
         loop {
             let ops = filter::attack::OPERATORS;
             let op = match &self.peek().tok {
@@ -548,14 +551,21 @@ impl Parser {
                 Tok::Sym(s) if ops.contains(s) => (*s).to_owned(),
                 _ => break,
             };
-            self.next();
-            let rhs = self.colon()?;
-            lhs = Node {
-                expr: filter::attack::infix(&op, lhs, rhs),
-                span: self.span_from(start),
-            };
+            let t = self.next();
+            if operands.len() > filter::attack::MAX_CHAIN {
+                return Err(ParseError::new(
+                    format!(
+                        "more than {} operands in one chain of attack arrows",
+                        filter::attack::MAX_CHAIN
+                    ),
+                    t.span,
+                ));
+            }
+            arrows.push((op, t.span));
+            operands.push(self.colon()?);
         }
-        Ok(lhs)
+        let span = self.span_from(start);
+        filter::attack::join(operands, &arrows, span)
     }
 
     fn colon(&mut self) -> PResult<Node> {

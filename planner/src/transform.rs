@@ -423,6 +423,7 @@ pub fn literal(e: &Expr) -> Literal {
         | Group(_)
         | Colon(..)
         | Attacks(..)
+        | AttackChain(..)
         | AttackedBy(..)
         | RankFile(..)
         | Power(_)

@@ -21,7 +21,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Transform(t) => ty_of(&t.body, p),
         // The filters with a file of their own.
         Ancestor(..) | Descendant(..) => filter::ancestry::TYPE,
-        Attacks(..) | AttackedBy(..) => filter::attack::TYPE,
+        Attacks(..) | AttackedBy(..) | AttackChain(..) => filter::attack::TYPE,
         Between(..) => filter::between::TYPE,
         Castled(_) => filter::castle::TYPE,
         Child(_) => filter::child::TYPE,

@@ -59,6 +59,6 @@ pub use db::{CommitSummary, Database, DbStats, DbWriter, WriterOptions};
 pub use error::{Result, StorageError};
 pub use schema::{
     Bitboards, CommentPlacement, CommentRef, GameMeta, GameResult, MaterialSignature, MoveCode,
-    MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION,
+    MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION, lenient_position,
 };
 pub use segment::{GameInfo, GameRows, IssueRecord, NewGame, Segment, SegmentStats};

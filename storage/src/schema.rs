@@ -538,6 +538,18 @@ impl PositionRecord {
         Some(setup)
     }
 
+    /// The position, for move generation: its castling rights read as standard chess when
+    /// they can be, else as Chess960.
+    pub fn to_chess(&self) -> Option<shakmaty::Chess> {
+        let setup = self.to_setup()?;
+        [
+            shakmaty::CastlingMode::Standard,
+            shakmaty::CastlingMode::Chess960,
+        ]
+        .into_iter()
+        .find_map(|mode| lenient_position(setup.clone(), mode).ok())
+    }
+
     /// The position as FEN (castling in X-FEN/Shredder style only when needed).
     pub fn fen(&self) -> String {
         match self.to_setup().map(shakmaty::fen::Fen::try_from_setup) {
@@ -546,6 +558,23 @@ impl PositionRecord {
             None => "<invalid board>".to_owned(),
         }
     }
+}
+
+/// Sets up a position as a composed study may need it: a stale en-passant square or castling
+/// right is dropped, and more material than a game can reach or a check no last move could
+/// give are accepted (move generation is sound on such boards). A missing king, pawns on
+/// the back rank or the side not to move in check remain errors.
+pub fn lenient_position(
+    setup: shakmaty::Setup,
+    mode: shakmaty::CastlingMode,
+) -> std::result::Result<shakmaty::Chess, shakmaty::PositionError<shakmaty::Chess>> {
+    // Each `ignore_*` takes its kind out of the error and keeps the rest, so they add up.
+    setup
+        .position::<shakmaty::Chess>(mode)
+        .or_else(|e| e.ignore_invalid_ep_square())
+        .or_else(|e| e.ignore_invalid_castling_rights())
+        .or_else(|e| e.ignore_too_much_material())
+        .or_else(|e| e.ignore_impossible_check())
 }
 
 /// Where a comment stands relative to its position's move.

@@ -84,6 +84,62 @@ pub fn attacked_by(rec: &PositionRecord, x: u64, y: u64) -> u64 {
     x & hit
 }
 
+/// Lines of attack through `sets` in order (at least two): the squares of `sets[0]` whose
+/// piece attacks along one line a square of `sets[1]`, then, were that square empty, a square
+/// of `sets[2]` beyond it, and so on to the last set; and the squares of the last set such
+/// lines reach. Only a bishop, rook or queen attacks along a line beyond its neighbour, so
+/// chains of three or more start from those.
+pub fn attack_chains(rec: &PositionRecord, sets: &[u64]) -> (u64, u64) {
+    const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+    const DIAGONAL: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+    let Some((&first, rest)) = sets.split_first() else {
+        return (0, 0);
+    };
+    if rest.len() == 1 {
+        // Two sets: the ordinary attack, which also covers pawns, knights and kings.
+        return (
+            attackers(rec, first, rest[0]),
+            attacked_by(rec, rest[0], first),
+        );
+    }
+    let occ = occupied(rec).0;
+    let (mut origins, mut ends) = (0, 0);
+    for sq in bits(first) {
+        let dirs: &[(i8, i8)] = match piece_on(rec, sq).map(|p| Role::ALL[p % 6]) {
+            Some(Role::Rook) => &ORTHOGONAL,
+            Some(Role::Bishop) => &DIAGONAL,
+            Some(Role::Queen) => &[ORTHOGONAL, DIAGONAL].concat(),
+            _ => continue,
+        };
+        for &(df, dr) in dirs {
+            // Bit k: the first k+1 sets are matched by squares met so far along this line.
+            let mut matched: u32 = 1;
+            let (mut f, mut r) = ((sq % 8) as i8 + df, (sq / 8) as i8 + dr);
+            while (0..8).contains(&f) && (0..8).contains(&r) && matched != 0 {
+                let here = (r * 8 + f) as u32;
+                let bit = 1u64 << here;
+                let mut next = 0;
+                for k in bits(u64::from(matched)) {
+                    let k = k as usize;
+                    if k + 1 < sets.len() && sets[k + 1] & bit != 0 {
+                        next |= 1 << (k + 1);
+                    }
+                }
+                if next & (1 << rest.len()) != 0 {
+                    origins |= 1 << sq;
+                    ends |= bit;
+                }
+                // An occupied square must be one of the chain's: the line stops at it otherwise.
+                matched = if occ & bit != 0 { next } else { matched | next };
+                matched &= !(1 << rest.len());
+                f += df;
+                r += dr;
+            }
+        }
+    }
+    (origins, ends)
+}
+
 /// Iterates the squares of a set.
 pub fn bits(mut s: u64) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
@@ -281,16 +337,6 @@ pub fn power(rec: &PositionRecord, set: u64) -> i64 {
 /// Light squares (a1 is dark).
 pub const LIGHT: u64 = 0x55AA_55AA_55AA_55AA;
 
-/// The position as a shakmaty `Chess` (for move generation and SAN); `None` if it is not a
-/// position shakmaty accepts even with extra material allowed.
-pub fn to_chess(rec: &PositionRecord) -> Option<shakmaty::Chess> {
-    let setup = rec.to_setup()?;
-    match setup.position::<shakmaty::Chess>(shakmaty::CastlingMode::Standard) {
-        Ok(p) => Some(p),
-        Err(e) => e.ignore_too_much_material().ok(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +346,118 @@ mod tests {
         assert_eq!(LIGHT & 1, 0); // a1 dark
         assert_eq!(LIGHT >> 7 & 1, 1); // h1 light
         assert_eq!(LIGHT.count_ones(), 32);
+    }
+
+    /// A record of `board` (nothing else about it matters to the board's geometry).
+    fn record(board: &shakmaty::Board) -> PositionRecord {
+        PositionRecord {
+            parent: cqldb_storage::NO_PARENT,
+            child_index: 0,
+            children: 0,
+            ply: 0,
+            depth: 0,
+            move_number: 1,
+            flags: Default::default(),
+            mv: Default::default(),
+            castling: Bitboard::EMPTY,
+            ep_square: None,
+            halfmove_clock: 0,
+            zobrist: 0,
+            material: Default::default(),
+            board: cqldb_storage::Bitboards::of(board),
+        }
+    }
+
+    /// The chain rule written out over every sequence of squares: X1 attacks X2; for each
+    /// later Xk, X(k-1) lies strictly between X1 and Xk, and X1's piece attacks Xk once
+    /// X2..X(k-1) are emptied.
+    fn chains_by_enumeration(board: &shakmaty::Board, sets: &[u64]) -> (u64, u64) {
+        fn extend(
+            board: &shakmaty::Board,
+            sets: &[u64],
+            chosen: &mut Vec<Square>,
+            out: &mut (u64, u64),
+        ) {
+            let k = chosen.len();
+            if k == sets.len() {
+                out.0 |= 1 << u32::from(chosen[0]);
+                out.1 |= 1 << u32::from(chosen[k - 1]);
+                return;
+            }
+            for sq in bits(sets[k]).map(Square::new) {
+                if chosen.contains(&sq) {
+                    continue;
+                }
+                let from = chosen[0];
+                let Some(piece) = board.piece_at(from) else {
+                    return;
+                };
+                let mut occ = board.occupied();
+                for &x in &chosen[1..] {
+                    occ.discard(x);
+                }
+                let reach = attacks::attacks(from, piece, occ);
+                let between_ok = k < 2 || attacks::between(from, sq).contains(chosen[k - 1]);
+                if reach.contains(sq) && between_ok {
+                    chosen.push(sq);
+                    extend(board, sets, chosen, out);
+                    chosen.pop();
+                }
+            }
+        }
+        let mut out = (0, 0);
+        for sq in bits(sets[0]).map(Square::new) {
+            if board.piece_at(sq).is_some() {
+                extend(board, sets, &mut vec![sq], &mut out);
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+        #[test]
+        fn attack_chains_follow_the_rule(
+            pieces in proptest::collection::vec((0u32..64, 0usize..12), 2..14),
+            masks in proptest::collection::vec(proptest::prelude::any::<u64>(), 4),
+            len in 3usize..=4,
+        ) {
+            let mut board = shakmaty::Board::empty();
+            for (sq, p) in pieces {
+                let color = if p < 6 { Color::White } else { Color::Black };
+                board.set_piece_at(Square::new(sq), Role::ALL[p % 6].of(color));
+            }
+            // Sparse sets, most squares of each holding a piece, as designators give.
+            let occ = board.occupied().0;
+            let sets: Vec<u64> = masks[..len]
+                .iter()
+                .map(|m| (m & m.rotate_left(17)) | (m & occ))
+                .collect();
+            let rec = record(&board);
+            proptest::prop_assert_eq!(attack_chains(&rec, &sets), chains_by_enumeration(&board, &sets));
+        }
+    }
+
+    #[test]
+    fn chains_through_pieces() {
+        // White queen d1, black knight d5, black king d8; a white rook a8 beside the king.
+        let board: shakmaty::Board = "3k4/8/8/3n4/8/8/8/3Q4".parse().unwrap();
+        let rec = record(&board);
+        let (q, n, k) = (1 << 3, 1 << 35, 1 << 59);
+        assert_eq!(
+            attack_chains(&rec, &[q, n, k]),
+            (q, k),
+            "the knight is pinned"
+        );
+        assert_eq!(attack_chains(&rec, &[q, k, n]), (0, 0), "in order only");
+        // The empty squares between may be links too, but never skipped pieces.
+        assert_eq!(attack_chains(&rec, &[q, 1 << 19, n, k]), (q, k));
+        assert_eq!(attack_chains(&rec, &[q, k, k]), (0, 0));
+        assert_eq!(
+            attack_chains(&rec, &[q, 1 << 19, k]),
+            (0, 0),
+            "d3, then the knight blocks"
+        );
     }
 
     #[test]

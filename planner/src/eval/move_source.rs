@@ -59,7 +59,7 @@ fn chess_at(cx: &mut Cx) -> Option<Chess> {
     if let Some(p) = cx.chess.get(&cx.cur) {
         return Some(p.clone());
     }
-    let Some(pos) = board::to_chess(&cx.game.positions[cx.cur as usize]) else {
+    let Some(pos) = cx.game.positions[cx.cur as usize].to_chess() else {
         cx.warn(format!(
             "position {} cannot be set up for move generation; legal/pseudolegal fail there",
             cx.cur

@@ -31,7 +31,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         False => Bounds::exact(Scan::Empty),
         // The filters with a file of their own.
         Ancestor(..) | Descendant(..) => filter::ancestry::bounds(),
-        Attacks(..) | AttackedBy(..) => filter::attack::bounds(),
+        Attacks(..) | AttackedBy(..) | AttackChain(..) => filter::attack::bounds(),
         Between(..) => filter::between::bounds(),
         Castled(which) => filter::castle::bounds(*which),
         Child(_) => filter::child::bounds(),

@@ -262,6 +262,7 @@ impl Engine {
             Ancestor(a, b) => filter::ancestry::eval(a, b, self, cx),
             AttackedBy(a, b) => filter::attack::eval(false, a, b, self, cx),
             Attacks(a, b) => filter::attack::eval(true, a, b, self, cx),
+            AttackChain(arrow, xs) => filter::attack::eval_chain(*arrow, xs, self, cx),
             Between(a, b) => filter::between::eval(a, b, self, cx),
             Castled(which) => filter::castle::eval(*which, cx),
             Child(i) => filter::child::eval(i.as_deref(), self, cx),
