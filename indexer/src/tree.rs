@@ -118,7 +118,7 @@ fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, Stri
         // material) are accepted.
         match cqldb_storage::lenient_position(parsed.clone().into_setup(), mode) {
             Ok(pos) => return Ok(pos),
-            Err(e) => last_err = e.to_string(),
+            Err(e) => last_err = e,
         }
     }
     Err(("bad-fen", format!("bad FEN \"{fen}\": {last_err}")))

@@ -563,18 +563,21 @@ impl PositionRecord {
 /// Sets up a position as a composed study may need it: a stale en-passant square or castling
 /// right is dropped, and more material than a game can reach or a check no last move could
 /// give are accepted (move generation is sound on such boards). A missing king, pawns on
-/// the back rank or the side not to move in check remain errors.
+/// the back rank or the side not to move in check remain errors, described.
 pub fn lenient_position(
     setup: shakmaty::Setup,
     mode: shakmaty::CastlingMode,
-) -> std::result::Result<shakmaty::Chess, shakmaty::PositionError<shakmaty::Chess>> {
-    // Each `ignore_*` takes its kind out of the error and keeps the rest, so they add up.
+) -> std::result::Result<shakmaty::Chess, String> {
+    // Each `ignore_*` takes its kind out of the error and keeps the rest, so they add up
+    // (the error carries the position: large, but built only for a game's setup).
+    #[allow(clippy::result_large_err)]
     setup
         .position::<shakmaty::Chess>(mode)
         .or_else(|e| e.ignore_invalid_ep_square())
         .or_else(|e| e.ignore_invalid_castling_rights())
         .or_else(|e| e.ignore_too_much_material())
         .or_else(|e| e.ignore_impossible_check())
+        .map_err(|e| e.to_string())
 }
 
 /// Where a comment stands relative to its position's move.

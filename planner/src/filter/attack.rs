@@ -126,8 +126,8 @@ mod tests {
         assert_eq!(bounds_of("Q attacks k"), bounds());
     }
 
-    /// 1. e4 e5 2. Bc4 d6 3. Qh5: the queen on h5 attacks the pawn on f7, and the king on e8
-    /// stands beyond it on the same diagonal.
+    /// After 1. e4 e5 2. Bc4 d6 3. Qh5 the queen on h5 attacks the pawn on f7, and the king
+    /// on e8 stands beyond it on the same diagonal.
     const THROUGH_F7: &str = "[Event \"t\"]\n[Result \"*\"]\n\n1. e4 e5 2. Bc4 d6 3. Qh5 *\n";
 
     #[test]
