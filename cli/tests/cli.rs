@@ -438,6 +438,17 @@ fn tag_searches_a_user_would_type() {
         ("opening:sicilian", 1),
         ("event:lin*", 1),
         ("kasparov -result:1-0", 1),
+        ("player:kasparov", 2),
+        ("player:karpov", 1),
+        ("player:ljubo*", 1),
+        ("eco:B9*", 1),
+        ("eco:b90", 1),
+        ("eco:E*", 1),
+        ("result:*", 0),
+        ("date:[1985 TO 1985]", 1),
+        ("date:[1985.03.01 TO 1993.10.01]", 2),
+        ("date:{1985.03.01 TO *]", 1),
+        ("date:[1993.10 TO 1993.10]", 1),
     ] {
         assert_eq!(count(q), n, "{q}");
     }
@@ -452,6 +463,10 @@ fn tag_searches_a_user_would_type() {
         ("elo:[abc TO 3000]", "not a value"),
         ("result:2-0", "not a result"),
         ("white:(", "cannot parse"),
+        ("foo:bar", "no game has a field or tag 'foo'"),
+        ("plyer:carlsen", "did you mean 'player'"),
+        ("date:[1985.13 TO *]", "not a date"),
+        ("eco:F*", "not an ECO prefix"),
     ] {
         let out = cqldb(&["tags", "--db", s(&db), q]);
         assert_eq!(out.status.code(), Some(1), "{q}");

@@ -178,7 +178,7 @@ fn blind_data_agrees() {
     }
 }
 
-const BLIND_QUERIES: [&str; 27] = [
+const BLIND_QUERIES: [&str; 31] = [
     "flip { Ka1 }",
     "rotate90 { Qa1-h1 }",
     "flipvertical { Rh1 kh8 }",
@@ -206,6 +206,10 @@ const BLIND_QUERIES: [&str; 27] = [
     "move previous capture r",
     "enpassant",
     "o-o check",
+    "eco \"0\"",
+    "eco \"B\" check",
+    "tag \"Round\" \"1\"",
+    "tag \"Annotator\" \"a\"",
 ];
 
 /// The grammar of random queries: indexable and non-indexable filters under `not`, `or`,
@@ -243,6 +247,10 @@ fn atom() -> impl Strategy<Value = String> {
         "player \"e, \"",
         "event \"ch\"",
         "site \"NED\"",
+        "eco \"B9\"",
+        "eco \"0\"",
+        "tag \"Round\" \"1\"",
+        "tag \"EventDate\" \"19\"",
         "player white \".\"",
         "R attacks k",
         "depth == 0",

@@ -194,7 +194,7 @@ impl Parser {
             .iter()
             .copied()
             .chain(self.vars.iter().map(|(n, _)| n.as_str()));
-        let hint = match did_you_mean(w, names) {
+        let hint = match cqldb_storage::did_you_mean(w, names) {
             Some(s) => format!("; did you mean '{s}'?"),
             None => String::new(),
         };
@@ -558,37 +558,6 @@ impl Syntax for Parser {
         self.next();
         Ok(r)
     }
-}
-
-/// The known name closest to `w` (at most two edits away, and fewer than half its letters),
-/// for an error's "did you mean".
-fn did_you_mean<'a>(w: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (w.chars().count() / 2).clamp(1, 2);
-    names
-        .map(|n| (edit_distance(w, n), n))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, n)| (*d, n.len()))
-        .map(|(_, n)| n)
-}
-
-/// Levenshtein distance, with a swap of neighbours counting as one edit (`flipcolr`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev2 = vec![0usize; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                cur[j] = cur[j].min(prev2[j - 2] + 1);
-            }
-        }
-        prev2 = std::mem::replace(&mut prev, cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

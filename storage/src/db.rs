@@ -628,6 +628,39 @@ impl Database {
     }
 
     fn search_tags_unchecked(&self, query: &str) -> Result<Vec<u64>> {
+        // A field no game has is a mistake (`foo:bar`, `plyer:carlsen`), not a search with
+        // no answer: refused, with the fields and the tags there are.
+        let asked = crate::tags::tag_fields(query)?;
+        if !asked.is_empty() {
+            let mut present = std::collections::BTreeSet::new();
+            for e in &self.entries {
+                present.extend(self.tag_reader(e)?.tag_names()?);
+            }
+            if let Some(unknown) = asked.iter().find(|f| !present.contains(*f)) {
+                let tags: Vec<&str> = present
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|t| !crate::tags::QUERY_FIELDS.contains(t))
+                    .collect();
+                let known = crate::tags::QUERY_FIELDS
+                    .iter()
+                    .copied()
+                    .chain(present.iter().map(String::as_str));
+                let hint = crate::did_you_mean(unknown, known)
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                return Err(StorageError::TagQuery(format!(
+                    "no game has a field or tag '{unknown}'{hint}: the fields are {}; the other \
+                     tags these games have are {}",
+                    crate::tags::QUERY_FIELDS.join(", "),
+                    if tags.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        tags.join(", ")
+                    }
+                )));
+            }
+        }
         let mut out = Vec::new();
         for (e, segment) in self.entries.iter().zip(&self.segments) {
             let reader = self.tag_reader(e)?;

@@ -48,8 +48,10 @@ pub mod runs;
 pub mod schema;
 pub mod segment;
 pub mod segment_entry;
+mod suggest;
 pub mod tag_words;
 pub mod tags;
+pub use suggest::did_you_mean;
 
 pub use batch::{BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, TEXT_GAMES, encode_batch};
 pub use bitmap::BitmapKey;

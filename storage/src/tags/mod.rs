@@ -111,6 +111,79 @@ fn schema() -> (Schema, Fields) {
     )
 }
 
+/// The fields a tag query may name besides the tags themselves.
+pub const QUERY_FIELDS: [&str; 13] = [
+    "white",
+    "black",
+    "player",
+    "event",
+    "site",
+    "annotator",
+    "date",
+    "result",
+    "eco",
+    "year",
+    "elo",
+    "whiteelo",
+    "blackelo",
+];
+
+/// The tag names a query's fields ask for that are not among [`QUERY_FIELDS`] (lowercased,
+/// without a `tags.` prefix), to be checked against the tags the games have.
+pub fn tag_fields(query: &str) -> Result<Vec<String>> {
+    use tantivy::query_grammar::{UserInputAst, UserInputLeaf};
+    check_nesting(query)?;
+    let ast = tantivy::query_grammar::parse_query(query)
+        .map_err(|_| tags_error(format!("cannot parse \"{query}\"")))?;
+    let mut out = Vec::new();
+    let mut stack = vec![ast];
+    while let Some(node) = stack.pop() {
+        let field = match node {
+            UserInputAst::Clause(cs) => {
+                stack.extend(cs.into_iter().map(|(_, c)| c));
+                continue;
+            }
+            UserInputAst::Boost(inner, _) => {
+                stack.push(*inner);
+                continue;
+            }
+            UserInputAst::Leaf(leaf) => match *leaf {
+                UserInputLeaf::Literal(l) => l.field_name,
+                UserInputLeaf::Range { field, .. }
+                | UserInputLeaf::Set { field, .. }
+                | UserInputLeaf::Regex { field, .. } => field,
+                UserInputLeaf::Exists { field } => Some(field),
+                UserInputLeaf::All => None,
+            },
+        };
+        let Some(field) = field else { continue };
+        let bare = field.strip_prefix("tags.").unwrap_or(&field).to_lowercase();
+        if !QUERY_FIELDS.contains(&bare.as_str()) && !out.contains(&bare) {
+            out.push(bare);
+        }
+    }
+    Ok(out)
+}
+
+/// tantivy's query grammar recurses on each parenthesis: a deep nesting would overflow the
+/// stack, which no error can report; refused before the grammar sees it.
+fn check_nesting(query: &str) -> Result<()> {
+    let mut depth = 0usize;
+    for c in query.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(tags_error(format!(
+                "parentheses nest more than {MAX_NESTING} deep"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn tags_error(message: String) -> StorageError {
     StorageError::TagQuery(message)
 }
@@ -298,21 +371,7 @@ impl TagReader {
         all: &RoaringBitmap,
         meta: &dyn Fn(u32) -> Option<GameMeta>,
     ) -> Result<Vec<u32>> {
-        // tantivy's query grammar recurses on each parenthesis: a deep nesting would overflow
-        // the stack, which no error can report.
-        let mut depth = 0usize;
-        for c in query.chars() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            if depth > MAX_NESTING {
-                return Err(tags_error(format!(
-                    "parentheses nest more than {MAX_NESTING} deep"
-                )));
-            }
-        }
+        check_nesting(query)?;
         crate::guard::catch(&self.dir, || {
             self.search_unguarded(query, games_of, all, meta)
         })
@@ -343,10 +402,17 @@ impl TagReader {
 }
 
 impl TagReader {
-    /// Exactly the segment's games with a tag named `tag` (a tag with its own field, see
-    /// [`TEXT_TAGS`]; the name compared as written) whose value contains `needle` as a
-    /// substring, or `None` when the index cannot tell (another tag, or a needle without
-    /// letters or digits).
+    /// The names (lowercased) of the tags without their own field that some game of the
+    /// segment has.
+    pub fn tag_names(&self) -> Result<Vec<String>> {
+        crate::guard::catch(&self.dir, || {
+            query::json_paths(&self.searcher, self.fields.all)
+        })
+    }
+
+    /// Exactly the segment's games with a tag named `tag` (the name compared as written)
+    /// whose value contains `needle` as a substring, or `None` when the index cannot tell (a
+    /// needle without letters or digits).
     ///
     /// The field holds each value's words, lowercased. A value containing the needle holds
     /// every word the needle has whole (delimited inside the needle on both sides); a word at
@@ -375,7 +441,7 @@ impl TagReader {
         use tantivy::schema::IndexRecordOption;
         use tantivy::tokenizer::TokenStream;
         let Some(i) = TEXT_TAGS.iter().position(|t| *t == tag) else {
-            return Ok(None);
+            return self.other_tag_containing(tag, needle, games_of);
         };
         let field = self.fields.text[i];
         let mut analyzer = self.index.tokenizer_for_field(field)?;
@@ -416,6 +482,60 @@ impl TagReader {
             ),
             (tantivy::query::Occur::Should, Box::new(long)),
         ]);
+        self.checked_as_stored(&query, tag, needle, games_of)
+            .map(Some)
+    }
+
+    /// [`Self::games_containing`] for a tag without its own field (`ECO`, `Round`, ...): the
+    /// values under its name in the JSON field with a word holding the needle's first word
+    /// (few: one tag's distinct values), checked as stored.
+    fn other_tag_containing(
+        &self,
+        tag: &str,
+        needle: &str,
+        games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+    ) -> Result<Option<RoaringBitmap>> {
+        use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+        use tantivy::schema::IndexRecordOption;
+        use tantivy::tokenizer::TokenStream;
+        let path = tag.to_lowercase();
+        let mut analyzer = self.index.tokenizer_for_field(self.fields.all)?;
+        let mut stream = analyzer.token_stream(needle);
+        if !stream.advance() {
+            return Ok(None);
+        }
+        let first = stream.token().text.clone();
+        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for word in query::json_words(&self.searcher, self.fields.all, &path)? {
+            if word.contains(first.as_str()) {
+                let mut term = tantivy::Term::from_field_json_path(self.fields.all, &path, false);
+                term.append_type_and_str(&word);
+                parts.push((
+                    Occur::Should,
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+                ));
+            }
+        }
+        parts.push((
+            Occur::Should,
+            Box::new(TermQuery::new(
+                tantivy::Term::from_field_u64(self.fields.long, 1),
+                IndexRecordOption::Basic,
+            )),
+        ));
+        self.checked_as_stored(&BooleanQuery::new(parts), tag, needle, games_of)
+            .map(Some)
+    }
+
+    /// The games of the values `query` finds whose tag is `tag` and whose value, as stored,
+    /// contains `needle`.
+    fn checked_as_stored(
+        &self,
+        query: &dyn tantivy::query::Query,
+        tag: &str,
+        needle: &str,
+        games_of: &dyn Fn(u32) -> Result<RoaringBitmap>,
+    ) -> Result<RoaringBitmap> {
         let searcher = &self.searcher;
         let raw = self.fields.raw;
         let holds_needle = |addr: tantivy::DocAddress| -> Result<bool> {
@@ -428,12 +548,7 @@ impl TagReader {
                 .split_once('\0')
                 .is_some_and(|(name, value)| name == tag && value.contains(needle)))
         };
-        Ok(Some(games_of_values(
-            searcher,
-            &query,
-            games_of,
-            &holds_needle,
-        )?))
+        games_of_values(searcher, query, games_of, &holds_needle)
     }
 
     /// The words of text field `i` (`field`), read on first use.

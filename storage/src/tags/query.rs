@@ -119,7 +119,30 @@ impl Eval<'_> {
             UserInputAst::Leaf(l) => *l,
             other => return self.tantivy_leaf(other),
         };
+        // `result:*` names the PGN result `*` (an unfinished game), not "any result".
+        if let UserInputLeaf::Exists { field } = &leaf
+            && field.eq_ignore_ascii_case("result")
+        {
+            let unfinished = GameResult::from_pgn("*") as i64;
+            return self.games_where(Attribute::Result, &|x| x == unfinished);
+        }
+        // `player:` is either player: the White and the Black fields.
+        if let Some(field) = field_of(&leaf)
+            && field.eq_ignore_ascii_case("player")
+        {
+            let mut games = RoaringBitmap::new();
+            for colour in ["white", "black"] {
+                games |= self.leaf(UserInputAst::Leaf(Box::new(with_field(
+                    leaf.clone(),
+                    colour,
+                ))))?;
+            }
+            return Ok(games);
+        }
         unsupported(&leaf)?;
+        if let Some(games) = self.date_leaf(&leaf)? {
+            return Ok(games);
+        }
         if let Some(games) = self.attribute_leaf(&leaf)? {
             return Ok(games);
         }
@@ -206,8 +229,14 @@ impl Eval<'_> {
                 let Some(kind) = Attribute::of(f) else {
                     return Ok(None);
                 };
-                let v = kind.parse(&l.phrase)?;
-                (f, Box::new(move |x| x == v))
+                // `eco:B2*`: every code the prefix begins (B20 to B29).
+                if let (Attribute::Eco, Some(prefix)) = (kind, l.phrase.trim().strip_suffix('*')) {
+                    let (lo, hi) = eco_prefix_range(prefix)?;
+                    (f, Box::new(move |x| (lo..=hi).contains(&x)))
+                } else {
+                    let v = kind.parse(&l.phrase)?;
+                    (f, Box::new(move |x| x == v))
+                }
             }
             UserInputLeaf::Range {
                 field,
@@ -241,6 +270,11 @@ impl Eval<'_> {
         let Some(kind) = Attribute::of(field) else {
             return Ok(None);
         };
+        self.games_where(kind, &test).map(Some)
+    }
+
+    /// The games whose attribute `kind` is known and passes `test`.
+    fn games_where(&self, kind: Attribute, test: &dyn Fn(i64) -> bool) -> Result<RoaringBitmap> {
         let mut games = RoaringBitmap::new();
         for g in self.all {
             let Some(m) = (self.meta)(g) else { continue };
@@ -259,7 +293,252 @@ impl Eval<'_> {
                 games.insert(g);
             }
         }
-        Ok(Some(games))
+        Ok(games)
+    }
+
+    /// `date:[1990.01.01 TO 1990.12.31]` (any bound may be `*`, `{}` excludes it): the games
+    /// whose Date lies in the range; a date partly unknown (`1990.??.??`) is in it when some
+    /// day it could be is. `None` for other leaves. The values are found through their
+    /// year's word, then compared whole as stored.
+    fn date_leaf(&self, leaf: &UserInputLeaf) -> Result<Option<RoaringBitmap>> {
+        use tantivy::query::{BooleanQuery, Occur as O, Query, TermQuery};
+        let UserInputLeaf::Range {
+            field: Some(field),
+            lower,
+            upper,
+        } = leaf
+        else {
+            return Ok(None);
+        };
+        let bare = field.strip_prefix("tags.").unwrap_or(field);
+        if !bare.eq_ignore_ascii_case("date") {
+            return Ok(None);
+        }
+        let bound = |b: &UserInputBound, is_lower: bool| -> Result<Option<(String, bool)>> {
+            let (v, inclusive) = match b {
+                UserInputBound::Inclusive(v) => (v, true),
+                UserInputBound::Exclusive(v) => (v, false),
+                UserInputBound::Unbounded => return Ok(None),
+            };
+            // A bound's unknown parts reach as far as they can: `[1990 TO 1991]` is
+            // 1990.00.00 to 1991.99.99.
+            match DateKey::parse(v).map(|d| d.span()) {
+                Some((earliest, latest)) => {
+                    Ok(Some((if is_lower { earliest } else { latest }, inclusive)))
+                }
+                None => Err(tags_error(format!(
+                    "'{v}' is not a date: write YYYY.MM.DD, YYYY.MM or YYYY"
+                ))),
+            }
+        };
+        let (lo, hi) = (bound(lower, true)?, bound(upper, false)?);
+        let year_of = |d: &Option<(String, bool)>, default: u32| {
+            d.as_ref()
+                .and_then(|(s, _)| s[..4].parse::<u32>().ok())
+                .unwrap_or(default)
+        };
+        let (first_year, last_year) = (year_of(&lo, 0), year_of(&hi, 9999));
+        let schema = self.searcher.schema();
+        let all = schema.get_field("tags")?;
+        let mut years: Vec<(O, Box<dyn Query>)> = Vec::new();
+        for word in json_words(self.searcher, all, "date")? {
+            let in_years = word.len() == 4
+                && word
+                    .parse::<u32>()
+                    .is_ok_and(|y| (first_year..=last_year).contains(&y));
+            if !in_years {
+                continue;
+            }
+            let mut term = tantivy::Term::from_field_json_path(all, "date", false);
+            term.append_type_and_str(&word);
+            years.push((
+                O::Should,
+                Box::new(TermQuery::new(
+                    term,
+                    tantivy::schema::IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        let raw = schema.get_field("raw")?;
+        let in_range = |value: &str| {
+            let Some(d) = DateKey::parse(value) else {
+                return false;
+            };
+            let (earliest, latest) = d.span();
+            lo.as_ref().is_none_or(|(l, inc)| {
+                if *inc {
+                    latest.as_str() >= l.as_str()
+                } else {
+                    latest.as_str() > l.as_str()
+                }
+            }) && hi.as_ref().is_none_or(|(h, inc)| {
+                if *inc {
+                    earliest.as_str() <= h.as_str()
+                } else {
+                    earliest.as_str() < h.as_str()
+                }
+            })
+        };
+        let keep = |addr: tantivy::DocAddress| -> Result<bool> {
+            let doc: tantivy::TantivyDocument = self.searcher.doc(addr)?;
+            use tantivy::schema::Value;
+            let stored = doc.get_first(raw).and_then(|v| v.as_str()).unwrap_or("");
+            let Some((name, value)) = stored.split_once('\0') else {
+                return Ok(false);
+            };
+            Ok(name.eq_ignore_ascii_case("date") && in_range(value))
+        };
+        games_of_values(
+            self.searcher,
+            &BooleanQuery::new(years),
+            self.games_of,
+            &keep,
+        )
+        .map(Some)
+    }
+}
+
+/// A PGN date (`1990.05.17`, `1990.??.??`, `1990`) as `YYYY.MM.DD` text that sorts as the
+/// date does, unknown parts kept as `?`.
+struct DateKey(String);
+
+impl DateKey {
+    fn parse(v: &str) -> Option<Self> {
+        let mut parts = v.trim().split(['.', '-', '/']);
+        let year = parts.next()?;
+        let fixed = |p: Option<&str>, width: usize| -> Option<String> {
+            match p {
+                None | Some("") => Some("?".repeat(width)),
+                Some(p)
+                    if p.len() == width && p.bytes().all(|b| b.is_ascii_digit() || b == b'?') =>
+                {
+                    Some(p.to_owned())
+                }
+                Some(p) if p.len() < width && p.bytes().all(|b| b.is_ascii_digit()) => {
+                    Some(format!("{p:0>width$}"))
+                }
+                Some(_) => None,
+            }
+        };
+        let (y, m, d) = (
+            fixed(Some(year), 4)?,
+            fixed(parts.next(), 2)?,
+            fixed(parts.next(), 2)?,
+        );
+        let within = |p: &str, most: u32| {
+            p.contains('?') || p.parse::<u32>().is_ok_and(|n| (1..=most).contains(&n))
+        };
+        if parts.next().is_some()
+            || !y.bytes().all(|b| b.is_ascii_digit())
+            || !within(&m, 12)
+            || !within(&d, 31)
+        {
+            return None;
+        }
+        Some(Self(format!("{y}.{m}.{d}")))
+    }
+
+    /// The earliest and the latest day the date may be.
+    fn span(&self) -> (String, String) {
+        (self.0.replace('?', "0"), self.0.replace('?', "9"))
+    }
+}
+
+/// The byte ending a JSON path in a term of tantivy's JSON fields (and `1` separating its
+/// segments), as tantivy writes them.
+const JSON_END_OF_PATH: u8 = 0;
+
+/// The words of the JSON field `field` under `path` (the words of one tag's values).
+pub(super) fn json_words(searcher: &Searcher, field: Field, path: &str) -> Result<Vec<String>> {
+    let mut prefix = path.as_bytes().to_vec();
+    prefix.push(JSON_END_OF_PATH);
+    prefix.push(tantivy::schema::Type::Str.to_code());
+    let mut end = prefix.clone();
+    if let Some(last) = end.last_mut() {
+        *last += 1;
+    }
+    let mut words = std::collections::BTreeSet::new();
+    for segment in searcher.segment_readers() {
+        let index = segment.inverted_index(field)?;
+        let mut stream = index
+            .terms()
+            .range()
+            .ge(&prefix)
+            .lt(&end)
+            .into_stream()
+            .map_err(tantivy::TantivyError::from)?;
+        while stream.advance() {
+            if let Ok(w) = std::str::from_utf8(&stream.key()[prefix.len()..]) {
+                words.insert(w.to_owned());
+            }
+        }
+    }
+    Ok(words.into_iter().collect())
+}
+
+/// The names of the tags (other than those with their own field) some value of the index
+/// has, lowercased: the paths of the JSON field, read by skipping from one to the next.
+pub(super) fn json_paths(searcher: &Searcher, field: Field) -> Result<Vec<String>> {
+    let mut names = std::collections::BTreeSet::new();
+    for segment in searcher.segment_readers() {
+        let index = segment.inverted_index(field)?;
+        let mut from: Vec<u8> = Vec::new();
+        loop {
+            let mut stream = index
+                .terms()
+                .range()
+                .ge(&from)
+                .into_stream()
+                .map_err(tantivy::TantivyError::from)?;
+            if !stream.advance() {
+                break;
+            }
+            let key = stream.key();
+            let Some(end) = key.iter().position(|&b| b == JSON_END_OF_PATH) else {
+                break;
+            };
+            let path = String::from_utf8_lossy(&key[..end]).replace('\u{1}', ".");
+            names.insert(path);
+            // The next path: past every key that starts with this one and its end mark.
+            from = key[..end].to_vec();
+            from.push(JSON_END_OF_PATH + 1);
+        }
+    }
+    Ok(names.into_iter().collect())
+}
+
+/// The field a leaf names, if any.
+fn field_of(leaf: &UserInputLeaf) -> Option<&str> {
+    match leaf {
+        UserInputLeaf::Literal(l) => l.field_name.as_deref(),
+        UserInputLeaf::Range { field, .. } | UserInputLeaf::Set { field, .. } => field.as_deref(),
+        UserInputLeaf::Exists { field }
+        | UserInputLeaf::Regex {
+            field: Some(field), ..
+        } => Some(field),
+        UserInputLeaf::Regex { field: None, .. } | UserInputLeaf::All => None,
+    }
+}
+
+/// `leaf` asking `field` instead.
+fn with_field(leaf: UserInputLeaf, field: &str) -> UserInputLeaf {
+    let f = Some(field.to_owned());
+    match leaf {
+        UserInputLeaf::Literal(mut l) => {
+            l.field_name = f;
+            UserInputLeaf::Literal(l)
+        }
+        UserInputLeaf::Range { lower, upper, .. } => UserInputLeaf::Range {
+            field: f,
+            lower,
+            upper,
+        },
+        UserInputLeaf::Set { elements, .. } => UserInputLeaf::Set { field: f, elements },
+        UserInputLeaf::Exists { .. } => UserInputLeaf::Exists {
+            field: field.to_owned(),
+        },
+        UserInputLeaf::Regex { pattern, .. } => UserInputLeaf::Regex { field: f, pattern },
+        UserInputLeaf::All => UserInputLeaf::All,
     }
 }
 
@@ -297,6 +576,22 @@ fn unsupported(leaf: &UserInputLeaf) -> Result<()> {
     Err(tags_error(why))
 }
 
+/// The codes an ECO prefix begins: `B2` is B20..=B29, `B` B00..=B99, as attribute numbers.
+fn eco_prefix_range(prefix: &str) -> Result<(i64, i64)> {
+    let p = prefix.trim().to_ascii_uppercase();
+    let bad = || tags_error(format!("'{prefix}*' is not an ECO prefix (A*, B2*, C45*)"));
+    let (lo, hi) = match p.len() {
+        1 => (format!("{p}00"), format!("{p}99")),
+        2 => (format!("{p}0"), format!("{p}9")),
+        3 => (p.clone(), p.clone()),
+        _ => return Err(bad()),
+    };
+    match (GameMeta::parse_eco(&lo), GameMeta::parse_eco(&hi)) {
+        (Some(l), Some(h)) => Ok((i64::from(l), i64::from(h))),
+        _ => Err(bad()),
+    }
+}
+
 /// Game attributes a tag query can test directly.
 #[derive(Copy, Clone)]
 enum Attribute {
@@ -325,7 +620,9 @@ impl Attribute {
     fn parse(self, v: &str) -> Result<i64> {
         let bad = || tags_error(format!("'{v}' is not a value of this field"));
         match self {
-            Self::Eco => GameMeta::parse_eco(v).map(i64::from).ok_or_else(bad),
+            Self::Eco => GameMeta::parse_eco(&v.trim().to_ascii_uppercase())
+                .map(i64::from)
+                .ok_or_else(bad),
             Self::Result => match v.trim() {
                 "1-0" | "0-1" | "1/2-1/2" | "*" => Ok(GameResult::from_pgn(v) as i64),
                 _ => Err(tags_error(format!(
