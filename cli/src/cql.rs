@@ -154,7 +154,8 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
         } else {
             SinkKind::Count
         },
-        full_scan: r.full_scan,
+        // A PGN file has no index: every game is read, and the plan says so.
+        full_scan: r.full_scan || matches!(r.source, Source::Pgn(_)),
     })
 }
 

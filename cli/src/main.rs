@@ -79,6 +79,10 @@ enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Leave out input files this database already holds (same contents), rather than
+        /// storing their games again.
+        #[arg(long)]
+        skip_duplicates: bool,
     },
     /// Run a CQL 6.2 query over a PGN file or a database; matching games are written as PGN.
     ///
@@ -144,7 +148,10 @@ enum Command {
         cql: Option<String>,
         /// Database to plan for.
         #[arg(long)]
-        db: PathBuf,
+        db: Option<PathBuf>,
+        /// Or a PGN file, read as `cql -i` reads it (no index: every game is evaluated).
+        #[arg(long, short = 'i', alias = "input")]
+        pgn: Option<String>,
         /// Visit variations too.
         #[arg(long)]
         variations: bool,
@@ -363,12 +370,14 @@ fn main() -> std::process::ExitCode {
             threads,
             segment_positions,
             quiet,
+            skip_duplicates,
         } => commands::index::run(
             &inputs,
             &db,
             threads.map(|t| t as usize),
             segment_positions,
             quiet,
+            skip_duplicates,
         ),
         Command::Info { db } => commands::info::run(&db),
         Command::Check { db } => commands::check::check(&db),
@@ -440,6 +449,7 @@ fn main() -> std::process::ExitCode {
             file,
             cql,
             db,
+            pgn,
             variations,
             gamenumber,
             full_scan,
@@ -447,8 +457,8 @@ fn main() -> std::process::ExitCode {
         } => commands::cql::run(commands::cql::Args {
             file,
             cql,
-            pgn: None,
-            db: Some(db),
+            pgn,
+            db,
             output: None,
             variations,
             mainline: false,

@@ -771,3 +771,56 @@ fn contract_details_of_tags_usage_and_compressed_input() {
         "{errors}"
     );
 }
+
+/// The same file indexed twice is said (its games would be stored twice), and
+/// `--skip-duplicates` leaves it out, also when a copy has another name.
+#[test]
+fn indexing_a_file_twice_is_noticed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("a.pgn");
+    std::fs::write(&pgn, games(6, 0)).unwrap();
+    let copy = dir.path().join("copy.pgn");
+    std::fs::copy(&pgn, &copy).unwrap();
+    let other = dir.path().join("b.pgn");
+    std::fs::write(&other, games(4, 10)).unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    let again = cqldb(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    exited(&again, 0, "second index");
+    assert!(stderr(&again).contains("already in this database (games 1-6"));
+    assert_eq!(game_count(&db), Some(12), "stored again, as said");
+    let skipped = cqldb(&[
+        "index",
+        s(&copy),
+        s(&other),
+        "--db",
+        s(&db),
+        "-q",
+        "--skip-duplicates",
+    ]);
+    exited(&skipped, 0, "skip");
+    assert!(stderr(&skipped).contains("skipped"), "{}", stderr(&skipped));
+    assert_eq!(game_count(&db), Some(16), "only b.pgn added");
+}
+
+/// Outputs are compressed as their names say, or refused; `explain` reads a PGN file too.
+#[test]
+fn outputs_are_what_their_names_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("a.pgn");
+    std::fs::write(&pgn, games(4, 0)).unwrap();
+    let bz = dir.path().join("out.pgn.bz2");
+    ok(&["cql", "-cql", "mate", "-i", s(&pgn), "-o", s(&bz)]);
+    let bytes = std::fs::read(&bz).unwrap();
+    assert!(bytes.starts_with(b"BZh"), "bzip2 output");
+    let xz = dir.path().join("out.pgn.xz");
+    let out = cqldb(&["cql", "-cql", "mate", "-i", s(&pgn), "-o", s(&xz)]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(!xz.exists());
+    let plan = ok(&["explain", "-cql", "mate", "-i", s(&pgn)]);
+    assert!(plan.contains("FullScan"), "{plan}");
+    let single = dir.path().join("one.pgn");
+    std::fs::write(&single, games(1, 0)).unwrap();
+    let one = cqldb(&["cql", "-cql", "mate", "-i", s(&single), "--count"]);
+    assert!(stderr(&one).contains("of 1 game ("), "{}", stderr(&one));
+}

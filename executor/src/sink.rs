@@ -237,7 +237,8 @@ pub fn output_options(query: &Query) -> OutputOptions {
     }
 }
 
-/// An output file: `-` is stdout; a name ending in `.zst` or `.gz` is compressed. A file is
+/// An output file: `-` is stdout; a name ending in `.zst`, `.gz` or `.bz2` is compressed
+/// (another compressed kind, `.xz` or `.zip`, is refused rather than written plain). A file is
 /// written under a temporary name and renamed over `p` when the sink closes it
 /// ([`cqldb_storage::output_file::AtomicFile`]); the caller has checked `p` with
 /// [`cqldb_storage::output_file::refuse_unsafe_target`].
@@ -245,9 +246,23 @@ pub fn open_output(p: &Path) -> Result<Box<dyn MatchWriter>> {
     if p.as_os_str() == "-" {
         return Ok(Box::new(Plain(std::io::BufWriter::new(std::io::stdout()))));
     }
+    let name = p.to_string_lossy().to_ascii_lowercase();
+    if let Some(ext) = [".xz", ".lzma", ".lz4", ".zip", ".7z", ".z", ".br"]
+        .iter()
+        .find(|e| name.ends_with(*e))
+    {
+        anyhow::bail!(
+            "{}: cannot write {ext} output; name it .pgn, .pgn.zst, .pgn.gz or .pgn.bz2",
+            p.display()
+        );
+    }
     let file = AtomicFile::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-    let name = p.to_string_lossy();
-    let inner = if name.ends_with(".zst") {
+    let inner = if name.ends_with(".bz2") {
+        Compressed::Bzip2(bzip2::write::BzEncoder::new(
+            file,
+            bzip2::Compression::default(),
+        ))
+    } else if name.ends_with(".zst") {
         Compressed::Zstd(zstd::Encoder::new(file, 3)?)
     } else if name.ends_with(".gz") {
         Compressed::Gzip(flate2::write::GzEncoder::new(
@@ -274,6 +289,7 @@ enum Compressed {
     Plain(AtomicFile),
     Zstd(zstd::Encoder<'static, AtomicFile>),
     Gzip(flate2::write::GzEncoder<AtomicFile>),
+    Bzip2(bzip2::write::BzEncoder<AtomicFile>),
 }
 
 impl OutputFile {
@@ -288,6 +304,7 @@ impl Write for OutputFile {
             Compressed::Plain(f) => f.write(buf),
             Compressed::Zstd(e) => e.write(buf),
             Compressed::Gzip(e) => e.write(buf),
+            Compressed::Bzip2(e) => e.write(buf),
         };
         r.map_err(|e| self.named(e))
     }
@@ -297,6 +314,7 @@ impl Write for OutputFile {
             Compressed::Plain(f) => f.flush(),
             Compressed::Zstd(e) => e.flush(),
             Compressed::Gzip(e) => e.flush(),
+            Compressed::Bzip2(e) => e.flush(),
         };
         r.map_err(|e| self.named(e))
     }
@@ -309,6 +327,7 @@ impl MatchWriter for OutputFile {
             Compressed::Plain(f) => Ok(f),
             Compressed::Zstd(e) => e.finish(),
             Compressed::Gzip(e) => e.finish(),
+            Compressed::Bzip2(e) => e.finish(),
         };
         let file = file.map_err(|e| {
             std::io::Error::new(e.kind(), format!("{}: {e}", this.target.display()))

@@ -85,14 +85,26 @@ pub fn ingest(
     let mut report = IngestReport::default();
     for input in inputs {
         let file = writer.add_file(&input.name());
-        if let Err((message, damaged_compression)) =
-            ingest_one(input, file, writer, options, progress, &mut report)?
-        {
-            report.failures.push(InputFailure {
+        let first_game = writer.next_game();
+        match ingest_one(input, file, writer, options, progress, &mut report)? {
+            Err((message, damaged_compression)) => report.failures.push(InputFailure {
                 input: input.name(),
                 message,
                 damaged_compression,
-            });
+            }),
+            // A file read whole is recorded, so that indexing it again is noticed.
+            Ok(()) => {
+                if let Input::Path(p) = input
+                    && let Ok(fingerprint) = cqldb_storage::fingerprint(p)
+                {
+                    writer.record_source(cqldb_storage::SourceRecord {
+                        fingerprint,
+                        name: input.name(),
+                        first_game,
+                        games: writer.next_game() - first_game,
+                    });
+                }
+            }
         }
     }
     Ok(report)

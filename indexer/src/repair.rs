@@ -67,13 +67,16 @@ pub fn repair(dir: &Path) -> Result<RepairReport> {
                 continue;
             }
         };
-        catalog.commit(&[SegmentEntry {
-            checks: Some(FileChecks {
-                segment: seg.recorded_crc(),
-                tags: digest,
-            }),
-            ..e
-        }])?;
+        catalog.commit(
+            &[SegmentEntry {
+                checks: Some(FileChecks {
+                    segment: seg.recorded_crc(),
+                    tags: digest,
+                }),
+                ..e
+            }],
+            &[],
+        )?;
         report.repaired.push(format!(
             "{}: tag index rebuilt from the games' text ({} games)",
             tags.display(),

@@ -18,6 +18,10 @@ pub use crate::segment_entry::{FileChecks, SegmentEntry};
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const SEGMENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("segments");
+/// The input files indexed, by content fingerprint ([`crate::SourceRecord`]): how an append
+/// of a file already in the database is noticed. A catalog without the table (older, or
+/// rebuilt by `repair`) simply has none.
+const SOURCES: TableDefinition<&str, &str> = TableDefinition::new("sources");
 
 /// File name of the catalog inside a database directory.
 pub const CATALOG_FILE: &str = "catalog.redb";
@@ -351,8 +355,20 @@ impl CatalogWriter {
             .filter(|n| !names(&m.segments, n.id))
             .map(|n| n.id)
             .collect();
-        if !unpublished.is_empty() {
-            self.roll_back(&unpublished)?;
+        // The files an unpublished append recorded go with its segments.
+        let games_end = m
+            .segments
+            .iter()
+            .map(|s| s.first_game + s.games)
+            .max()
+            .unwrap_or(1);
+        let stale: Vec<crate::SourceRecord> = self
+            .sources()?
+            .into_iter()
+            .filter(|r| r.first_game >= games_end)
+            .collect();
+        if !unpublished.is_empty() || !stale.is_empty() {
+            self.roll_back(&unpublished, &stale)?;
         }
         Ok(())
     }
@@ -379,7 +395,7 @@ impl CatalogWriter {
 
     /// Takes segments out of `catalog.redb` (an append whose publication did not happen). The
     /// segment counter stays, so their ids are never given again.
-    pub fn roll_back(&self, ids: &[u64]) -> Result<()> {
+    pub fn roll_back(&self, ids: &[u64], sources: &[crate::SourceRecord]) -> Result<()> {
         if !self.exists() {
             return Ok(());
         }
@@ -391,6 +407,12 @@ impl CatalogWriter {
                 let mut segs = txn.open_table(SEGMENTS).map_err(|e| err(e.into()))?;
                 for &id in ids {
                     segs.remove(id).map_err(|e| err(e.into()))?;
+                }
+                let mut table = txn.open_table(SOURCES).map_err(|e| err(e.into()))?;
+                for r in sources {
+                    table
+                        .remove(r.fingerprint.as_str())
+                        .map_err(|e| err(e.into()))?;
                 }
             }
             txn.commit().map_err(|e| err(e.into()))
@@ -477,16 +499,41 @@ impl CatalogWriter {
     /// when [`CatalogWriter::publish`] then writes them to the manifest readers read: the
     /// manifest's rename is the commit point (a writer finding segments in redb but not in the
     /// manifest takes them out).
-    pub fn commit(&self, added: &[SegmentEntry]) -> Result<()> {
+    pub fn commit(&self, added: &[SegmentEntry], sources: &[crate::SourceRecord]) -> Result<()> {
         if !self.exists() {
             guard::catch(&self.path, || self.initialise())?;
             self.created
                 .store(true, std::sync::atomic::Ordering::Release);
         }
-        guard::catch(&self.path, || self.commit_redb(added))
+        guard::catch(&self.path, || self.commit_redb(added, sources))
     }
 
-    fn commit_redb(&self, added: &[SegmentEntry]) -> Result<()> {
+    /// The input files recorded so far.
+    pub fn sources(&self) -> Result<Vec<crate::SourceRecord>> {
+        if !self.exists() {
+            return Ok(Vec::new());
+        }
+        guard::catch(&self.path, || {
+            let db = self.open()?;
+            let err = catalog_err(&self.path);
+            let txn = db.begin_read().map_err(|e| err(e.into()))?;
+            let table = match txn.open_table(SOURCES) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(err(e.into())),
+            };
+            let mut out = Vec::new();
+            for row in table.iter().map_err(|e| err(e.into()))? {
+                let (k, v) = row.map_err(|e| err(e.into()))?;
+                if let Some(r) = crate::SourceRecord::decode(k.value(), v.value()) {
+                    out.push(r);
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn commit_redb(&self, added: &[SegmentEntry], sources: &[crate::SourceRecord]) -> Result<()> {
         let db = self.open()?;
         let err = catalog_err(&self.path);
         let txn = db.begin_write().map_err(|e| err(e.into()))?;
@@ -505,6 +552,12 @@ impl CatalogWriter {
                 .unwrap_or(1);
             meta.insert("next_segment", next.max(cur))
                 .map_err(|e| err(e.into()))?;
+            let mut table = txn.open_table(SOURCES).map_err(|e| err(e.into()))?;
+            for r in sources {
+                table
+                    .insert(r.fingerprint.as_str(), r.encode().as_str())
+                    .map_err(|e| err(e.into()))?;
+            }
         }
         txn.commit().map_err(|e| err(e.into()))?;
         Ok(())
@@ -527,10 +580,10 @@ mod tests {
             ..SegmentEntry::default()
         };
         let w = CatalogWriter::open_or_create(dir.path()).unwrap();
-        w.commit(&[first]).unwrap();
+        w.commit(&[first], &[]).unwrap();
         w.publish().unwrap();
         // Killed between the redb transaction and the manifest's rename.
-        w.commit(&[SegmentEntry { id: 2, ..first }]).unwrap();
+        w.commit(&[SegmentEntry { id: 2, ..first }], &[]).unwrap();
         drop(w);
         assert_eq!(read_catalog(dir.path()).unwrap(), vec![first]);
         let w = CatalogWriter::open_or_create(dir.path()).unwrap();

@@ -53,6 +53,8 @@ pub struct DbWriter {
     current: Option<(SegmentBuilder, TagWriter, u64)>,
     finishing: Option<std::thread::JoinHandle<Result<SegmentEntry>>>,
     files: Vec<String>,
+    /// The input files read whole into this append, recorded at commit.
+    sources: Vec<crate::SourceRecord>,
     /// Where the ids it creates are recorded before their files are (taken at commit).
     journal: Option<Journal>,
     /// The segment ids this writer created (their files are removed if it never commits).
@@ -109,6 +111,7 @@ impl DbWriter {
             current: None,
             finishing: None,
             files: Vec::new(),
+            sources: Vec::new(),
             journal: Some(Journal::new(dir)),
             created: Vec::new(),
             committed: false,
@@ -138,6 +141,21 @@ impl DbWriter {
     }
 
     /// Registers a source file name; returns the index to put in [`NewGame::file`].
+    /// The input files the database has recorded (see [`crate::source`]).
+    pub fn sources(&self) -> Result<Vec<crate::SourceRecord>> {
+        self.catalog.sources()
+    }
+
+    /// The global number the next game pushed will get.
+    pub fn next_game(&self) -> u64 {
+        self.next_game
+    }
+
+    /// Records an input file read whole into this append (kept at commit).
+    pub fn record_source(&mut self, record: crate::SourceRecord) {
+        self.sources.push(record);
+    }
+
     pub fn add_file(&mut self, name: &str) -> u32 {
         if let Some(i) = self.files.iter().position(|f| f == name) {
             return i as u32;
@@ -252,7 +270,7 @@ impl DbWriter {
         self.close_segment()?;
         self.join_finisher()?;
         sync_dir(&self.dir)?;
-        self.catalog.commit(&self.written)?;
+        self.catalog.commit(&self.written, &self.sources)?;
         if let Err(e) = self.catalog.publish() {
             let ids: Vec<u64> = self.written.iter().map(|s| s.id).collect();
             return Err(match self.catalog.published(&ids) {
@@ -267,7 +285,7 @@ impl DbWriter {
                 Some(false) => {
                     // Not committed: readers never saw these segments. Taken out of redb so
                     // that this writer's drop removes their files (else the next writer does).
-                    let _ = self.catalog.roll_back(&ids);
+                    let _ = self.catalog.roll_back(&ids, &self.sources);
                     StorageError::Catalog(format!(
                         "writing {MANIFEST_FILE} failed ({e}): nothing was committed"
                     ))

@@ -161,7 +161,7 @@ pub fn catalog_from_segments(
             ),
         });
     }
-    catalog.commit(&out.entries)?;
+    catalog.commit(&out.entries, &[])?;
     catalog.reserve_ids(max_id + 1)?;
     catalog.publish()?;
     if let Some(l) = Leftover::read(dir)? {

@@ -357,14 +357,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Some(p) if p.as_os_str() != "-" => format!(", written to {}", p.display()),
         _ => String::new(),
     };
+    let speed = if summary.positions == 0 || secs < 0.001 {
+        String::new()
+    } else {
+        format!(
+            ": {:.0} games/s, {:.1} M positions/s",
+            summary.games as f64 / secs,
+            summary.positions as f64 / secs / 1e6
+        )
+    };
     errln!(
-        "{} matches of {} games ({} positions) in {:.2} s: {:.0} games/s, {:.1} M positions/s{written}",
-        summary.matched.len(),
-        summary.games,
-        summary.positions,
+        "{} of {} ({}) in {:.2} s{speed}{written}",
+        super::count_of(summary.matched.len() as u64, "match"),
+        super::count_of(summary.games, "game"),
+        super::count_of(summary.positions, "position"),
         secs,
-        summary.games as f64 / secs.max(1e-9),
-        summary.positions as f64 / secs.max(1e-9) / 1e6
     );
     if a.explain
         && let Some(plan) = &summary.plan

@@ -17,6 +17,7 @@ pub fn run(
     threads: Option<usize>,
     segment_positions: u64,
     quiet: bool,
+    skip_duplicates: bool,
 ) -> Result<ExitCode> {
     let inputs = expand_inputs(inputs)?;
     if db.exists() && !db.is_dir() {
@@ -29,14 +30,26 @@ pub fn run(
     if let Some(t) = threads {
         options.threads = t.max(1);
     }
-    let (report, elapsed) = index_inputs(&inputs, db, options, segment_positions, quiet)?;
+    let (report, elapsed) = index_inputs_checked(
+        &inputs,
+        db,
+        options,
+        segment_positions,
+        quiet,
+        skip_duplicates,
+    )?;
+    let secs = elapsed.as_secs_f64();
+    let speed = super::rate(report.games, secs, "games");
+    let speed = speed
+        .strip_prefix(", ")
+        .map(|r| format!(" ({r})"))
+        .unwrap_or_default();
     errln!(
-        "indexed {} games, {} positions in {:.2}s ({:.0} games/s); {} games with problems{}",
-        report.games,
-        report.positions,
-        elapsed.as_secs_f64(),
-        report.games as f64 / elapsed.as_secs_f64().max(1e-9),
-        report.games_with_issues,
+        "indexed {}, {} in {:.2}s{speed}; {} with problems{}",
+        super::count_of(report.games, "game"),
+        super::count_of(report.positions, "position"),
+        secs,
+        super::count_of(report.games_with_issues, "game"),
         if report.games_with_issues > 0 {
             " (see `cqldb errors`)"
         } else {
@@ -125,13 +138,75 @@ fn pgn_files_under(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     Ok(files)
 }
 
-/// The shared body of `index`, `demo` and `bench ingest`: ingest and commit, optionally with a bar.
+/// The shared body of `demo` and `bench ingest`: ingest and commit, optionally with a bar.
 pub fn index_inputs(
     inputs: &[Input],
     db: &Path,
     options: IngestOptions,
     segment_positions: u64,
     quiet: bool,
+) -> Result<(IngestReport, Duration)> {
+    index_inputs_checked(inputs, db, options, segment_positions, quiet, false)
+}
+
+/// Files among `inputs` the database (or an earlier input of this run) already holds, each
+/// said on the standard error; with `skip`, left out of `inputs`.
+fn duplicates(writer: &DbWriter, inputs: &mut Vec<Input>, skip: bool) -> Result<()> {
+    let mut known = writer.sources()?;
+    let mut kept = Vec::with_capacity(inputs.len());
+    for input in inputs.drain(..) {
+        let Input::Path(p) = &input else {
+            kept.push(input);
+            continue;
+        };
+        let Ok(fingerprint) = cqldb_storage::fingerprint(p) else {
+            kept.push(input);
+            continue;
+        };
+        let Some(before) = known.iter().find(|r| r.fingerprint == fingerprint) else {
+            known.push(cqldb_storage::SourceRecord {
+                fingerprint,
+                name: input.name(),
+                first_game: 0,
+                games: 0,
+            });
+            kept.push(input);
+            continue;
+        };
+        let was = if before.games > 0 {
+            format!(
+                "games {}-{}, from {}",
+                before.first_game,
+                before.first_game + before.games - 1,
+                before.name
+            )
+        } else {
+            format!("as {}", before.name)
+        };
+        if skip {
+            errln!(
+                "cqldb: {}: the same file is already in this database ({was}); skipped",
+                input.name()
+            );
+        } else {
+            errln!(
+                "cqldb: warning: {}: the same file is already in this database ({was}); its games are stored again (--skip-duplicates leaves such files out)",
+                input.name()
+            );
+            kept.push(input);
+        }
+    }
+    *inputs = kept;
+    Ok(())
+}
+
+fn index_inputs_checked(
+    inputs: &[Input],
+    db: &Path,
+    options: IngestOptions,
+    segment_positions: u64,
+    quiet: bool,
+    skip_duplicates: bool,
 ) -> Result<(IngestReport, Duration)> {
     let start = Instant::now();
     let mut writer = DbWriter::open(
@@ -141,6 +216,9 @@ pub fn index_inputs(
             ..WriterOptions::default()
         },
     )?;
+    let mut inputs = inputs.to_vec();
+    duplicates(&writer, &mut inputs, skip_duplicates)?;
+    let inputs = &inputs[..];
     let progress = Progress::default();
     let total: Option<u64> = inputs.iter().map(Input::size).sum();
     let bar = if quiet {

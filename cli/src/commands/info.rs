@@ -67,8 +67,9 @@ pub fn render(db: &Database) -> Result<String> {
     );
     let _ = writeln!(
         out,
-        "errors             {} in {} games",
-        s.issues, games_with_errors
+        "errors             {} in {}",
+        s.issues,
+        super::count_of(games_with_errors as u64, "game")
     );
     let _ = writeln!(out, "segments           {}", s.segments);
     let _ = writeln!(

@@ -51,3 +51,39 @@ mod peak_rss;
 pub mod positions;
 pub mod show;
 pub mod tags;
+
+/// `n` with its noun, singular for one: `1 game`, `2 games`.
+pub fn count_of(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y') {
+        format!("{n} {stem}ies")
+    } else if noun.ends_with('h') || noun.ends_with('s') {
+        format!("{n} {noun}es")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// `, RATE` for a throughput line, or nothing when there was too little work to measure (no
+/// games, or a run too short for its rate to mean anything).
+pub fn rate(done: u64, secs: f64, unit: &str) -> String {
+    if done == 0 || secs < 0.001 {
+        String::new()
+    } else {
+        format!(", {:.0} {unit}/s", done as f64 / secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(super::count_of(1, "game"), "1 game");
+        assert_eq!(super::count_of(0, "game"), "0 games");
+        assert_eq!(super::count_of(2, "match"), "2 matches");
+        assert_eq!(super::count_of(3, "entry"), "3 entries");
+        assert_eq!(super::rate(0, 1.0, "games"), "");
+        assert_eq!(super::rate(10, 2.0, "games"), ", 5 games/s");
+    }
+}

@@ -44,6 +44,6 @@ pub fn run(db: &Path, query: &str, count: bool) -> Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    errln!("{} games", games.len());
+    errln!("{}", super::count_of(games.len() as u64, "game"));
     Ok(ExitCode::SUCCESS)
 }
