@@ -458,6 +458,10 @@ pub enum AssignOp {
     Set,
     /// `+=`, `-=`, `*=`, `/=`, `%=`
     Arith(BinOp),
+    /// `=?`: assigns a set only when it is not empty (and fails otherwise).
+    IfNonEmpty,
+    /// `piece x = S`: binds the piece on S's one occupied square (fails otherwise).
+    Piece,
 }
 
 /// An expression (every CQL filter is one).
@@ -505,6 +509,14 @@ pub enum Expr {
     Attacks(Box<Node>, Box<Node>),
     /// `X attackedby Y` / `X <- Y`: squares of X attacked from Y.
     AttackedBy(Box<Node>, Box<Node>),
+    /// `type S`, `typename S`, ...: what stands on one square.
+    PieceInfo(PieceInfo, Box<Node>),
+    /// `ascii X`
+    Ascii(Box<Node>),
+    /// `indexof (x y)`
+    IndexOf(Box<Node>, Box<Node>),
+    /// `notransform F`
+    NoTransform(Box<Node>),
     /// Three or more operands joined by arrows pointing one way (`x -> y -> z`, `z <- y <- x`).
     AttackChain(Arrow, Vec<Node>),
     /// Direction filters: `up 1 Q`, `anydirection k`.
@@ -654,8 +666,8 @@ pub enum Expr {
     Transform(Box<Transformed>),
     /// `dictionary D` and other declarations: always matches.
     Declaration,
-    /// `unbind x`
-    Unbind(usize),
+    /// `unbind x`, `unbind D` (every entry), `unbind D[k]` (one entry).
+    Unbind(usize, Option<Box<Node>>),
     /// `isbound x` (true) / `isunbound x` (false)
     IsBound(usize, bool),
 }
@@ -728,6 +740,21 @@ pub enum Arrow {
     Attacks,
     /// `<-` / `attackedby`: from the last operand written to the first.
     AttackedBy,
+}
+
+/// What `type`, `colortype`, `typename`, `piecename` and `pieceid` tell of a square.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PieceInfo {
+    /// `type`: 0 empty, 1 pawn .. 6 king.
+    Type,
+    /// `colortype`: `type`, negative for Black.
+    ColorType,
+    /// `typename`: `P N B R Q K` or `_`.
+    TypeName,
+    /// `piecename`: `PNBRQK`, `pnbrqk` or `_`.
+    PieceName,
+    /// `pieceid`: the piece's identity in the game.
+    PieceId,
 }
 
 /// What kind of thing a variable slot holds.
@@ -831,6 +858,7 @@ impl Node {
             | Colon(a, b)
             | Attacks(a, b)
             | AttackedBy(a, b)
+            | IndexOf(a, b)
             | Between(a, b)
             | MakeSquare(a, b)
             | Ancestor(a, b)
@@ -858,6 +886,10 @@ impl Node {
             | Int(a)
             | Case(_, a)
             | Assign(_, _, a)
+            | Unbind(_, Some(a))
+            | PieceInfo(_, a)
+            | Ascii(a)
+            | NoTransform(a)
             | DictGet(_, a) => out.push(a),
             Transform(t) => out.push(&t.body),
             If(c, t, e) => {
@@ -891,12 +923,48 @@ impl Node {
                 out.extend(m.to.as_ref());
                 out.extend(m.capture.as_ref());
             }
-            Number(_) | Str(_) | True | False | Pieces(_) | Group(_) | Pawns(_) | Fen(_)
-            | Check | Mate | Stalemate | ToMove(_) | SideToMove | ColorConst(_) | Initial
-            | Terminal | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth
-            | PositionId | GameNumber | CurrentPosition | Parent | From | To | Castled(_)
-            | EnPassant | NullMove | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year
-            | Var(_) | Declaration | Unbind(_) | PathStatus(_) | IsBound(..) => {}
+            Number(_)
+            | Str(_)
+            | True
+            | False
+            | Pieces(_)
+            | Group(_)
+            | Pawns(_)
+            | Fen(_)
+            | Check
+            | Mate
+            | Stalemate
+            | ToMove(_)
+            | SideToMove
+            | ColorConst(_)
+            | Initial
+            | Terminal
+            | Mainline
+            | Variation
+            | VirtualMainline
+            | Ply
+            | MoveNumber
+            | Depth
+            | PositionId
+            | GameNumber
+            | CurrentPosition
+            | Parent
+            | From
+            | To
+            | Castled(_)
+            | EnPassant
+            | NullMove
+            | Primary
+            | Secondary
+            | Tag(..)
+            | Result(_)
+            | Elo(_)
+            | Year
+            | Var(_)
+            | Declaration
+            | Unbind(_, None)
+            | PathStatus(_)
+            | IsBound(..) => {}
         }
         out
     }
@@ -933,6 +1001,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Colon(a, b)
         | Attacks(a, b)
         | AttackedBy(a, b)
+        | IndexOf(a, b)
         | Between(a, b)
         | MakeSquare(a, b)
         | Ancestor(a, b)
@@ -960,6 +1029,10 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Int(a)
         | Case(_, a)
         | Assign(_, _, a)
+        | Unbind(_, Some(a))
+        | PieceInfo(_, a)
+        | Ascii(a)
+        | NoTransform(a)
         | DictGet(_, a) => f(a),
         Transform(t) => f(&mut t.body),
         If(c, t, e) => {
@@ -1009,11 +1082,47 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
                 f(x);
             }
         }
-        Number(_) | Str(_) | True | False | Pieces(_) | Group(_) | Pawns(_) | Fen(_) | Check
-        | Mate | Stalemate | ToMove(_) | SideToMove | ColorConst(_) | Initial | Terminal
-        | Mainline | Variation | VirtualMainline | Ply | MoveNumber | Depth | PositionId
-        | GameNumber | CurrentPosition | Parent | From | To | Castled(_) | EnPassant | NullMove
-        | Primary | Secondary | Tag(..) | Result(_) | Elo(_) | Year | Var(_) | Declaration
-        | Unbind(_) | PathStatus(_) | IsBound(..) => {}
+        Number(_)
+        | Str(_)
+        | True
+        | False
+        | Pieces(_)
+        | Group(_)
+        | Pawns(_)
+        | Fen(_)
+        | Check
+        | Mate
+        | Stalemate
+        | ToMove(_)
+        | SideToMove
+        | ColorConst(_)
+        | Initial
+        | Terminal
+        | Mainline
+        | Variation
+        | VirtualMainline
+        | Ply
+        | MoveNumber
+        | Depth
+        | PositionId
+        | GameNumber
+        | CurrentPosition
+        | Parent
+        | From
+        | To
+        | Castled(_)
+        | EnPassant
+        | NullMove
+        | Primary
+        | Secondary
+        | Tag(..)
+        | Result(_)
+        | Elo(_)
+        | Year
+        | Var(_)
+        | Declaration
+        | Unbind(_, None)
+        | PathStatus(_)
+        | IsBound(..) => {}
     }
 }

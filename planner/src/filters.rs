@@ -9,6 +9,7 @@ use crate::filter::syntax::Syntax;
 use crate::keywords::is_reserved;
 use crate::parser::Parser;
 use crate::token::Tok;
+use crate::type_of::ty_of;
 use crate::types::Ty;
 
 type PResult<T> = Result<T, ParseError>;
@@ -138,7 +139,15 @@ impl Parser {
                     ));
                 };
                 self.next();
-                Some(Expr::Unbind(slot))
+                // `unbind D[k]`: one entry of a dictionary.
+                let key = if self.vars[slot].1 == VarKind::Dictionary && self.eat_sym("[") {
+                    let k = self.filter()?;
+                    self.expect_sym("]")?;
+                    Some(Box::new(k))
+                } else {
+                    None
+                };
+                Some(Expr::Unbind(slot, key))
             }
             "local" => {
                 if self.function_depth == 0 {
@@ -298,6 +307,28 @@ impl Parser {
     pub(crate) fn iteration(&mut self, piece: bool, all_read: bool) -> PResult<Expr> {
         let all = all_read || self.eat_word("all") || self.eat_sym("[forall]");
         let name = self.new_name(if piece { "piece" } else { "square" })?;
+        // `piece x = S`: an assignment, not a loop.
+        if piece && !all && self.at_sym("=") {
+            self.next();
+            let value = self.filter()?;
+            if !matches!(ty_of(&value, self), Ty::Set | Ty::Unknown) {
+                return Err(ParseError::new(
+                    "'piece x =' takes a set (the square of one piece)",
+                    value.span.clone(),
+                ));
+            }
+            if self
+                .var_slot(&name)
+                .is_some_and(|s| self.vars[s].1 != VarKind::Piece)
+            {
+                return Err(ParseError::new(
+                    format!("'{name}' is already a variable of another kind"),
+                    value.span.clone(),
+                ));
+            }
+            let slot = self.declare(&name, VarKind::Piece, Ty::Set);
+            return Ok(Expr::Assign(slot, AssignOp::Piece, Box::new(value)));
+        }
         if !(self.eat_word("in") || self.eat_sym("[element]")) {
             return Err(self.unexpected("expected 'in'"));
         }

@@ -304,6 +304,12 @@ impl Parser {
                 value.span.clone(),
             ));
         }
+        if op == AssignOp::IfNonEmpty && !matches!(vty, Ty::Set | Ty::Unknown) {
+            return Err(ParseError::new(
+                "'=?' assigns a set (when it is not empty)",
+                value.span.clone(),
+            ));
+        }
         // A persistent variable stays one (its kind was declared by `persistent`).
         let kind = self
             .var_slot(&name)
@@ -864,7 +870,10 @@ impl Parser {
 }
 
 fn is_assign_op(op: &str) -> bool {
-    matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=")
+    matches!(
+        op,
+        "=" | "=?" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|="
+    )
 }
 
 fn assign_op(op: &str) -> AssignOp {
@@ -876,6 +885,7 @@ fn assign_op(op: &str) -> AssignOp {
         "%=" => AssignOp::Arith(BinOp::Mod),
         "&=" => AssignOp::Arith(BinOp::Inter),
         "|=" => AssignOp::Arith(BinOp::Union),
+        "=?" => AssignOp::IfNonEmpty,
         _ => AssignOp::Set,
     }
 }

@@ -46,7 +46,7 @@ pub struct Token {
 }
 
 /// Multi-character symbols, longest first so that `<=` wins over `<`.
-const SYMBOLS: [&str; 33] = [
+const SYMBOLS: [&str; 34] = [
     "[forall]",
     "[element]",
     "[<=]",
@@ -55,6 +55,7 @@ const SYMBOLS: [&str; 33] = [
     "[>]",
     "<--",
     "-->",
+    "=?",
     "+=",
     "-=",
     "*=",

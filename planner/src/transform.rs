@@ -424,6 +424,10 @@ pub fn literal(e: &Expr) -> Literal {
         | Colon(..)
         | Attacks(..)
         | AttackChain(..)
+        | PieceInfo(..)
+        | Ascii(_)
+        | IndexOf(..)
+        | NoTransform(_)
         | AttackedBy(..)
         | RankFile(..)
         | Power(_)
@@ -490,7 +494,7 @@ pub fn literal(e: &Expr) -> Literal {
         | IsBound(..)
         | Transform(_)
         | Declaration
-        | Unbind(_) => Literal::None,
+        | Unbind(..) => Literal::None,
     }
 }
 
@@ -628,6 +632,8 @@ fn rewrite_in_place(n: &mut Node, stack: &[Step]) {
         Expr::Tag(TagField::Player(Some(white)), _) => *white ^= swapped,
         Expr::Shade(light, _) => *light ^= shades_swapped(stack),
         Expr::Fen(cells) => *cells = map_fen(stack, cells),
+        // As written, whatever encloses it.
+        Expr::NoTransform(_) => return,
         _ => {}
     }
     crate::ast::for_each_child_mut(&mut n.expr, &mut |c| rewrite_in_place(c, stack));

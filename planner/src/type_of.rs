@@ -48,6 +48,10 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Initial => filter::initial::TYPE,
         Mainline => filter::mainline::TYPE,
         MakeSquare(..) => filter::make_square::TYPE,
+        PieceInfo(what, _) => filter::piece_info::type_of(*what),
+        Ascii(a) => filter::ascii::type_of(ty_of(a, p)),
+        IndexOf(..) => filter::index_of::TYPE,
+        NoTransform(a) => ty_of(a, p),
         Mate => filter::mate::TYPE,
         MoveNumber => filter::move_number::TYPE,
         NullMove => filter::null_move::TYPE,
@@ -115,6 +119,6 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | Message(..)
         | IsBound(..)
         | Declaration
-        | Unbind(_) => Ty::Logical,
+        | Unbind(..) => Ty::Logical,
     }
 }

@@ -23,6 +23,7 @@
 pub mod syntax;
 
 pub mod ancestry;
+pub mod ascii;
 pub mod attack;
 pub mod between;
 pub mod castle;
@@ -43,6 +44,7 @@ pub mod fen;
 pub mod find;
 pub mod from_to;
 pub mod game_number;
+pub mod index_of;
 pub mod initial;
 pub mod lca;
 pub mod legacy_move;
@@ -51,10 +53,12 @@ pub mod mainline;
 pub mod make_square;
 pub mod mate;
 pub mod move_number;
+pub mod no_transform;
 pub mod null_move;
 pub mod parent;
 pub mod path;
 pub mod pawns;
+pub mod piece_info;
 pub mod pin;
 pub mod ply;
 pub mod position;
@@ -111,6 +115,10 @@ const TABLE: &[(&[&str], Parse)] = &[
     (lca::KEYWORDS, lca::parse),
     (mainline::KEYWORDS, mainline::parse),
     (make_square::KEYWORDS, make_square::parse),
+    (ascii::KEYWORDS, ascii::parse),
+    (index_of::KEYWORDS, index_of::parse),
+    (no_transform::KEYWORDS, no_transform::parse),
+    (piece_info::KEYWORDS, piece_info::parse),
     (mate::KEYWORDS, mate::parse),
     (move_number::KEYWORDS, move_number::parse),
     (null_move::KEYWORDS, null_move::parse),

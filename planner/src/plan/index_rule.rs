@@ -58,6 +58,11 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Initial => filter::initial::bounds(),
         Mainline => filter::mainline::bounds(),
         MakeSquare(..) => filter::make_square::bounds(),
+        PieceInfo(..) => filter::piece_info::bounds(),
+        Ascii(_) => filter::ascii::bounds(),
+        IndexOf(..) => filter::index_of::bounds(),
+        // Its filter as written: bounded as written, in every image of an enclosing transform.
+        NoTransform(a) => bounds(a, variations),
         Mate => filter::mate::bounds(),
         MoveNumber => filter::move_number::bounds(),
         NullMove => filter::null_move::bounds(),
@@ -125,7 +130,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         | Regex(..) | Group(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)
         | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..)
         | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(..)
-        | IsBound(..) | Unbind(_) => Bounds::unknown(),
+        | IsBound(..) | Unbind(..) => Bounds::unknown(),
     }
 }
 

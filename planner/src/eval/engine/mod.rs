@@ -245,10 +245,7 @@ impl Engine {
             Assign(slot, op, value) => self.assign(slot, op, value, cx),
             DictGet(slot, key) => self.dict_get(slot, key, cx),
             DictSet(slot, key, value) => self.dict_set(slot, key, value, cx),
-            Unbind(slot) => {
-                self.vars[*slot] = None;
-                Some(Value::Matched)
-            }
+            Unbind(slot, key) => self.unbind(*slot, key.as_deref(), cx),
             Call(f, args) => self.call(*f, args, cx),
             SquareIter(slot, all, set, body) => self.square_iter(slot, all, set, body, cx),
             PieceIter(slot, all, set, body) => self.piece_iter(slot, all, set, body, cx),
@@ -293,6 +290,10 @@ impl Engine {
             Initial => filter::initial::eval(cx),
             Mainline => filter::mainline::eval(cx),
             MakeSquare(f, r) => filter::make_square::eval(f, r, self, cx),
+            PieceInfo(what, s) => filter::piece_info::eval(*what, s, self, cx),
+            Ascii(x) => filter::ascii::eval(x, self, cx),
+            IndexOf(x, y) => filter::index_of::eval(x, y, self, cx),
+            NoTransform(f) => filter::no_transform::eval(f, self, cx),
             Mate => filter::mate::eval(cx),
             MoveNumber => filter::move_number::eval(cx),
             NullMove => filter::null_move::eval(cx),

@@ -23,6 +23,19 @@ impl Engine {
         let v = self.eval(value, cx)?;
         let v = match op {
             AssignOp::Set => v,
+            AssignOp::IfNonEmpty => match v {
+                Value::Set(s) if s != 0 => v,
+                _ => return None,
+            },
+            AssignOp::Piece => {
+                let Value::Set(s) = v else { return None };
+                let ids = cx.game.piece_ids()[cx.cur as usize];
+                let mut occupied = board::bits(s).filter(|&sq| ids[sq as usize] != 0);
+                match (occupied.next(), occupied.next()) {
+                    (Some(sq), None) => Value::Piece(ids[sq as usize]),
+                    _ => return None,
+                }
+            }
             AssignOp::Arith(bop) => {
                 let old = match self.vars[*slot].clone() {
                     Some(old) => old,
@@ -44,6 +57,22 @@ impl Engine {
             }
         };
         self.vars[*slot] = Some(v);
+        Some(Value::Matched)
+    }
+
+    /// `unbind x`, `unbind D`, `unbind D[k]`: always matches.
+    pub(super) fn unbind(&mut self, slot: usize, key: Option<&Node>, cx: &mut Cx) -> Option<Value> {
+        match key {
+            Some(key) => {
+                if let Some(k) = self.eval(key, cx) {
+                    self.dicts[slot].remove(&k.key());
+                }
+            }
+            None if self.query().vars.get(slot).map(|v| v.1) == Some(VarKind::Dictionary) => {
+                self.dicts[slot].clear();
+            }
+            None => self.vars[slot] = None,
+        }
         Some(Value::Matched)
     }
 
@@ -178,5 +207,63 @@ impl Engine {
             self.vars[s] = v;
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod assignment_tests {
+    use crate::filter::testing::{SCHOLAR, matching};
+
+    #[test]
+    fn every_assignment_form() {
+        // Positions: 0 start, 1 e4, 2 e5, 3 Qh5, 4 Nc6, 5 Bc4, 6 Nf6, 7 Qxf7#, 8 g6.
+        // `=?` binds only a set with squares, and fails otherwise.
+        assert_eq!(matching("X =? Qh5 isbound X", SCHOLAR), vec![3, 4, 5, 6, 8]);
+        assert_eq!(
+            matching("X = Qh5 isbound X", SCHOLAR),
+            (0..=8).collect::<Vec<_>>()
+        );
+        assert!(crate::parse("cql() X =? 3").is_err());
+        // `piece x = S`: one occupied square, followed as the piece moves.
+        assert_eq!(
+            matching("initial piece W = Qd1 find (W & f7)", SCHOLAR),
+            vec![0]
+        );
+        assert_eq!(
+            matching("piece W = N isbound W", SCHOLAR),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            matching("piece W = Ng1 isbound W", SCHOLAR),
+            (0..=8).collect::<Vec<_>>()
+        );
+        // unbind: a variable, a dictionary, one entry.
+        assert_eq!(matching("X = 1 unbind X isunbound X", SCHOLAR).len(), 9);
+        assert_eq!(
+            matching(
+                "dictionary D D[\"a\"] = 1 D[\"b\"] = 2 unbind D[\"a\"] not D[\"a\"] D[\"b\"] == 2",
+                SCHOLAR
+            )
+            .len(),
+            9
+        );
+        assert_eq!(
+            matching("dictionary D D[\"a\"] = 1 unbind D not D[\"a\"]", SCHOLAR).len(),
+            9
+        );
+        // Compound assignment: numbers, strings after `+=`; sets are refused.
+        assert_eq!(
+            matching("X = 3 X += 2 X -= 1 X *= 2 X /= 2 X %= 3 X == 1", SCHOLAR).len(),
+            9
+        );
+        assert_eq!(
+            matching("S = \"a\" S += \"b\" S == \"ab\"", SCHOLAR).len(),
+            9
+        );
+        assert!(crate::parse("cql() S = Q S += q").is_err());
+        assert!(
+            crate::parse("cql() Y += 1").is_err(),
+            "used before it is assigned"
+        );
     }
 }
