@@ -517,6 +517,10 @@ pub enum Expr {
     IndexOf(Box<Node>, Box<Node>),
     /// `notransform F`
     NoTransform(Box<Node>),
+    /// `originalcomment ["literal"]`
+    OriginalComment(Option<String>),
+    /// `consecutivemoves (X Y)`
+    ConsecutiveMoves(Box<ConsecutiveMoves>),
     /// Three or more operands joined by arrows pointing one way (`x -> y -> z`, `z <- y <- x`).
     AttackChain(Arrow, Vec<Node>),
     /// Direction filters: `up 1 Q`, `anydirection k`.
@@ -537,6 +541,8 @@ pub enum Expr {
     Pawns(PawnKind),
     /// `fen "..."`: board pattern (64 entries: piece index, 12 = empty, 13 = any).
     Fen(Vec<u8>),
+    /// Bare `fen`: the position's FEN string.
+    FenText,
     /// `makesquare(f r)`
     MakeSquare(Box<Node>, Box<Node>),
     /// `check`
@@ -657,6 +663,8 @@ pub enum Expr {
     PieceIter(usize, bool, Box<Node>, Box<Node>),
     /// `while (c) body`
     While(Box<Node>, Box<Node>),
+    /// `loop body`: the body again and again until it fails; matches if it ever matched.
+    Loop(Box<Node>),
     /// `comment(...)`
     Comment(Vec<Node>),
     /// `message(...)`; with `quiet` (the flag) the text alone.
@@ -740,6 +748,19 @@ pub enum Arrow {
     Attacks,
     /// `<-` / `attackedby`: from the last operand written to the first.
     AttackedBy,
+}
+
+/// `consecutivemoves [quiet] [N [M]] (X Y)`.
+#[derive(Clone, Debug)]
+pub struct ConsecutiveMoves {
+    /// `quiet`
+    pub quiet: bool,
+    /// The range the length must lie in.
+    pub range: Option<(i64, i64)>,
+    /// The first position.
+    pub x: Node,
+    /// The second position.
+    pub y: Node,
 }
 
 /// What `type`, `colortype`, `typename`, `piecename` and `pieceid` tell of a square.
@@ -888,10 +909,12 @@ impl Node {
             | Assign(_, _, a)
             | Unbind(_, Some(a))
             | PieceInfo(_, a)
+            | Loop(a)
             | Ascii(a)
             | NoTransform(a)
             | DictGet(_, a) => out.push(a),
             Transform(t) => out.push(&t.body),
+            ConsecutiveMoves(c) => out.extend(crate::filter::consecutive_moves::children(c)),
             If(c, t, e) => {
                 out.push(c);
                 out.push(t);
@@ -964,6 +987,8 @@ impl Node {
             | Declaration
             | Unbind(_, None)
             | PathStatus(_)
+            | OriginalComment(_)
+            | FenText
             | IsBound(..) => {}
         }
         out
@@ -1031,10 +1056,15 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Assign(_, _, a)
         | Unbind(_, Some(a))
         | PieceInfo(_, a)
+        | Loop(a)
         | Ascii(a)
         | NoTransform(a)
         | DictGet(_, a) => f(a),
         Transform(t) => f(&mut t.body),
+        ConsecutiveMoves(c) => {
+            f(&mut c.x);
+            f(&mut c.y);
+        }
         If(c, t, e) => {
             f(c);
             f(t);
@@ -1123,6 +1153,8 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Declaration
         | Unbind(_, None)
         | PathStatus(_)
+        | OriginalComment(_)
+        | FenText
         | IsBound(..) => {}
     }
 }

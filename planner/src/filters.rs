@@ -104,6 +104,7 @@ impl Parser {
                 Some(Expr::If(Box::new(cond), Box::new(then), els))
             }
             "square" | "piece" => Some(self.iteration(w == "piece", false)?),
+            "loop" => Some(Expr::Loop(Box::new(self.filter()?))),
             "while" => {
                 let open = self.peek().span.clone();
                 if !self.at_sym("(") {

@@ -47,7 +47,10 @@ pub fn parse(src: &str) -> Result<Query, ParseError> {
 /// bound again at each game's start.
 pub fn parse_with_assignments(src: &str, assign: &[(String, String)]) -> Result<Query, ParseError> {
     let toks = token::lex(src)?;
-    const TAG_WORDS: [&str; 10] = [
+    // Words that read the game's text (its tags, or its comments).
+    const TAG_WORDS: [&str; 12] = [
+        "originalcomment",
+        "hascomment",
         "player",
         "event",
         "site",

@@ -428,6 +428,9 @@ pub fn literal(e: &Expr) -> Literal {
         | Ascii(_)
         | IndexOf(..)
         | NoTransform(_)
+        | ConsecutiveMoves(_)
+        | OriginalComment(_)
+        | FenText
         | AttackedBy(..)
         | RankFile(..)
         | Power(_)
@@ -489,6 +492,7 @@ pub fn literal(e: &Expr) -> Literal {
         | SquareIter(..)
         | PieceIter(..)
         | While(..)
+        | Loop(_)
         | Comment(_)
         | Message(..)
         | IsBound(..)

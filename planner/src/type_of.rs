@@ -37,6 +37,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Elo(_) => filter::elo::TYPE,
         EnPassant => filter::en_passant::TYPE,
         Fen(_) => filter::fen::TYPE,
+        FenText => Ty::String,
         Find(f) => filter::find::ty(f),
         Path(f) => filter::path::ty(f),
         Echo(e) => filter::echo::ty(ty_of(&e.body, p)),
@@ -51,6 +52,8 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         PieceInfo(what, _) => filter::piece_info::type_of(*what),
         Ascii(a) => filter::ascii::type_of(ty_of(a, p)),
         IndexOf(..) => filter::index_of::TYPE,
+        ConsecutiveMoves(_) => filter::consecutive_moves::TYPE,
+        OriginalComment(l) => filter::original_comment::type_of(l),
         NoTransform(a) => ty_of(a, p),
         Mate => filter::mate::TYPE,
         MoveNumber => filter::move_number::TYPE,
@@ -115,6 +118,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | SquareIter(..)
         | PieceIter(..)
         | While(..)
+        | Loop(_)
         | Comment(_)
         | Message(..)
         | IsBound(..)

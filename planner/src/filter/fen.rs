@@ -1,6 +1,6 @@
 //! `fen "board"`: the position's board is the FEN's board field. Only the board is compared
 //! (not the side to move, castling or en passant); `.` in the pattern stands for any square's
-//! contents.
+//! contents. Bare `fen` is the position's FEN as a string, its move counters 0 and 1.
 
 use crate::ast::{CmpOp, Expr};
 use crate::error::ParseError;
@@ -21,11 +21,26 @@ const EMPTY: u8 = 12;
 /// A pattern square that matches anything (`.`).
 const ANY: u8 = 13;
 
-/// Reads `fen "..."`.
+/// Reads `fen "..."`, or bare `fen`.
 pub fn parse(_: &str, p: &mut dyn Syntax) -> PResult<Expr> {
-    let (f, span) = p.string("expected a FEN string after 'fen'")?;
+    let Some(f) = p.optional_string() else {
+        return Ok(Expr::FenText);
+    };
+    let span = p.previous_span();
     let cells = pattern(&f).ok_or_else(|| ParseError::new("not a valid FEN board", span))?;
     Ok(Expr::Fen(cells))
+}
+
+/// The current position's FEN, with the half-move clock 0 and the move number 1.
+pub fn text(cx: &Cx) -> Option<Value> {
+    let mut setup = cx.position().to_setup()?;
+    setup.halfmoves = 0;
+    setup.fullmoves = std::num::NonZeroU32::MIN;
+    let fen = match shakmaty::fen::Fen::try_from_setup(setup) {
+        Ok(f) => f.to_string(),
+        Err(lossy) => lossy.ignore().to_string(),
+    };
+    Some(Value::Str(fen))
 }
 
 /// The board field of `fen` as 64 cells (a1 first), `None` if it is not a board.
@@ -139,6 +154,15 @@ mod tests {
     use crate::filter::testing::{SCHOLAR, bounds as bounds_of, matching};
 
     const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
+
+    #[test]
+    fn bare_fen_is_the_position_as_text() {
+        use crate::filter::testing::{SCHOLAR, matching};
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(matching(&format!("fen == \"{start}\""), SCHOLAR), vec![0]);
+        // The move counters are always 0 and 1.
+        assert_eq!(matching("fen ~~ \" 0 1$\"", SCHOLAR).len(), 9);
+    }
 
     #[test]
     fn matches_the_board_only() {

@@ -30,6 +30,7 @@ pub mod castle;
 pub mod check;
 pub mod child;
 pub mod color;
+pub mod consecutive_moves;
 pub mod count_moves;
 pub mod current_move;
 pub mod current_position;
@@ -55,6 +56,7 @@ pub mod mate;
 pub mod move_number;
 pub mod no_transform;
 pub mod null_move;
+pub mod original_comment;
 pub mod parent;
 pub mod path;
 pub mod pawns;
@@ -118,6 +120,8 @@ const TABLE: &[(&[&str], Parse)] = &[
     (ascii::KEYWORDS, ascii::parse),
     (index_of::KEYWORDS, index_of::parse),
     (no_transform::KEYWORDS, no_transform::parse),
+    (consecutive_moves::KEYWORDS, consecutive_moves::parse),
+    (original_comment::KEYWORDS, original_comment::parse),
     (piece_info::KEYWORDS, piece_info::parse),
     (mate::KEYWORDS, mate::parse),
     (move_number::KEYWORDS, move_number::parse),

@@ -15,7 +15,20 @@ pub fn game(pgn: &str) -> Game {
         .expect("test PGN reads")
         .expect("test PGN has a game");
     let g = index_game(raw, 0);
-    Game::new(1, g.positions, g.tags, true)
+    let comments = g
+        .comments
+        .iter()
+        .map(|c| {
+            let (s, e) = (c.start as usize, (c.start + c.len) as usize);
+            (
+                c.position,
+                c.placement,
+                String::from_utf8_lossy(&g.text[s..e]).into_owned(),
+            )
+        })
+        .collect();
+    let nags = g.nags.iter().map(|n| (n.position, n.nag)).collect();
+    Game::new(1, g.positions, g.tags, true).with_notes(comments, nags)
 }
 
 /// The ids of the positions of `pgn`'s first game (variations included) where the body

@@ -47,6 +47,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Elo(_) => filter::elo::bounds(),
         EnPassant => filter::en_passant::bounds(),
         Fen(cells) => filter::fen::bounds(cells),
+        FenText => Bounds::exact(Scan::All),
         Find(_) => filter::find::bounds(),
         Path(f) => filter::path::bounds(f, &|n| bounds(n, variations)),
         Echo(_) => filter::echo::bounds(),
@@ -61,6 +62,8 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         PieceInfo(..) => filter::piece_info::bounds(),
         Ascii(_) => filter::ascii::bounds(),
         IndexOf(..) => filter::index_of::bounds(),
+        ConsecutiveMoves(_) => filter::consecutive_moves::bounds(),
+        OriginalComment(_) => filter::original_comment::bounds(),
         // Its filter as written: bounded as written, in every image of an enclosing transform.
         NoTransform(a) => bounds(a, variations),
         Mate => filter::mate::bounds(),
@@ -129,8 +132,8 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Number(_) | Str(_) | If(..) | Binary(..) | Neg(_) | Complement(_) | Count(_) | In(..)
         | Regex(..) | Group(_) | CountMoves(_) | Abs(_) | Sqrt(_) | MinMax(..) | Int(_)
         | ToStr(_) | Case(..) | Slice(..) | Var(_) | Assign(..) | DictGet(..) | DictSet(..)
-        | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Comment(_) | Message(..)
-        | IsBound(..) | Unbind(..) => Bounds::unknown(),
+        | Call(..) | SquareIter(..) | PieceIter(..) | While(..) | Loop(_) | Comment(_)
+        | Message(..) | IsBound(..) | Unbind(..) => Bounds::unknown(),
     }
 }
 

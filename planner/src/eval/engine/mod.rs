@@ -250,6 +250,7 @@ impl Engine {
             SquareIter(slot, all, set, body) => self.square_iter(slot, all, set, body, cx),
             PieceIter(slot, all, set, body) => self.piece_iter(slot, all, set, body, cx),
             While(c, body) => self.while_loop(c, body, cx),
+            Loop(body) => self.body_loop(body, cx),
             Comment(args) => self.comment(args, cx),
             Message(quiet, args) => self.message(*quiet, args, cx),
             IsBound(slot, bound) => (self.vars.get(*slot).is_some_and(Option::is_some) == *bound)
@@ -276,6 +277,7 @@ impl Engine {
             Elo(white) => filter::elo::eval(*white, cx),
             EnPassant => filter::en_passant::eval(cx),
             Fen(cells) => filter::fen::eval(cells, cx),
+            FenText => filter::fen::text(cx),
             Find(f) => filter::find::eval(f, self, cx),
             Echo(e) => filter::echo::eval(e, self, cx),
             Sort(s) => {
@@ -294,6 +296,8 @@ impl Engine {
             Ascii(x) => filter::ascii::eval(x, self, cx),
             IndexOf(x, y) => filter::index_of::eval(x, y, self, cx),
             NoTransform(f) => filter::no_transform::eval(f, self, cx),
+            ConsecutiveMoves(c) => filter::consecutive_moves::eval(c, self, cx),
+            OriginalComment(l) => filter::original_comment::eval(l, cx),
             Mate => filter::mate::eval(cx),
             MoveNumber => filter::move_number::eval(cx),
             NullMove => filter::null_move::eval(cx),

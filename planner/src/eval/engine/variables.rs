@@ -179,6 +179,26 @@ impl Engine {
         Some(Value::Matched)
     }
 
+    /// `loop body`: matches if the body matched at least once.
+    pub(super) fn body_loop(&mut self, body: &Node, cx: &mut Cx) -> Option<Value> {
+        let mut matched = false;
+        loop {
+            cx.steps += 1;
+            if cx.steps > MAX_LOOP_STEPS {
+                cx.warn(format!(
+                    "a loop ran more than {MAX_LOOP_STEPS} steps in this game; stopped it"
+                ));
+                return None;
+            }
+            let v = self.eval(body, cx);
+            if !matches(&v) {
+                break;
+            }
+            matched = true;
+        }
+        matched.then_some(Value::Matched)
+    }
+
     pub(super) fn call(&mut self, f: usize, args: &[Node], cx: &mut Cx) -> Option<Value> {
         if cx.call_depth >= MAX_CALL_DEPTH {
             cx.warn(format!(
