@@ -120,8 +120,17 @@ impl Parser {
             }
             "dictionary" => {
                 let name = self.new_name("dictionary")?;
-                self.declare(&name, VarKind::Dictionary, Ty::Unknown);
-                Some(Expr::Declaration)
+                let slot = self.declare(&name, VarKind::Dictionary, Ty::Unknown);
+                // `dictionary D["k"] = v`: declared with its first entry.
+                if self.eat_sym("[") {
+                    let key = self.filter()?;
+                    self.expect_sym("]")?;
+                    self.expect_sym("=")?;
+                    let value = self.union_level()?;
+                    Some(Expr::DictSet(slot, Box::new(key), Box::new(value)))
+                } else {
+                    Some(Expr::Declaration)
+                }
             }
             "function" => {
                 self.function()?;

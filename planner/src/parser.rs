@@ -234,18 +234,12 @@ impl Parser {
         }
         if let Tok::Word(name) = &self.peek().tok {
             let name = name.clone();
-            if !is_reserved(&name) {
-                if let Tok::Sym(op) = &self.peek_at(1).tok
-                    && is_assign_op(op)
-                {
-                    return self.assignment(name, start);
-                }
-                if self.at_dict(&name)
-                    && self.peek_at(1).tok == Tok::Sym("[")
-                    && let Some(node) = self.dict_assignment(&name, start)?
-                {
-                    return Ok(node);
-                }
+            if !is_reserved(&name)
+                && self.at_dict(&name)
+                && self.peek_at(1).tok == Tok::Sym("[")
+                && let Some(node) = self.dict_assignment(&name, start)?
+            {
+                return Ok(node);
             }
         }
         self.or()
@@ -276,7 +270,8 @@ impl Parser {
                 name_tok.span,
             ));
         }
-        let value = self.filter()?;
+        // The value binds tighter than comparisons and `and`/`or`, as arithmetic does.
+        let value = self.union_level()?;
         let vty = ty_of(&value, self);
         let op = assign_op(op);
         if let AssignOp::Arith(_) = op {
@@ -308,6 +303,14 @@ impl Parser {
             return Err(ParseError::new(
                 "'=?' assigns a set (when it is not empty)",
                 value.span.clone(),
+            ));
+        }
+        if let Some(s) = self.var_slot(&name)
+            && self.vars[s].1 == VarKind::Piece
+        {
+            return Err(ParseError::new(
+                format!("'{name}' is a piece variable: assign it with 'piece {name} = ...'"),
+                name_tok.span,
             ));
         }
         // A persistent variable stays one (its kind was declared by `persistent`).
@@ -373,6 +376,14 @@ impl Parser {
 
     pub(crate) fn not(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
+        // An assignment is an operand of `and`/`or`: `v = k or q` is `(v = k) or q`.
+        if let (Tok::Word(name), Tok::Sym(op)) = (&self.peek().tok, &self.peek_at(1).tok)
+            && !is_reserved(name)
+            && is_assign_op(op)
+        {
+            let name = name.clone();
+            return self.assignment(name, start);
+        }
         if self.eat_word("not") {
             let inner = self.nested(Self::not)?;
             return Ok(Node {
