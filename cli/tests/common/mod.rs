@@ -12,6 +12,7 @@ pub fn cqldb(args: &[&str]) -> Output {
 }
 
 /// Runs `cqldb` with `args`, which must succeed; its standard output.
+#[allow(dead_code)] // not every test binary uses it
 pub fn ok(args: &[&str]) -> String {
     let out = cqldb(args);
     assert!(
@@ -24,6 +25,7 @@ pub fn ok(args: &[&str]) -> String {
 }
 
 /// A path as an argument.
+#[allow(dead_code)] // not every test binary uses it
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
