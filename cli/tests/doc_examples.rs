@@ -103,6 +103,7 @@ const RUN: &[&str] = &[
     "consecutivemoves (position 0 currentposition) >= 0",
     "sort min \"Date\" tag \"Date\"",
     "player \"Carlsen\" sort \"Length\" ply",
+    "X = 0 assert X==0",
 ];
 
 /// Forms the documentation or the reference program rejects.
@@ -146,6 +147,27 @@ fn documented_queries_run() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+#[test]
+fn a_failed_assert_stops_the_run_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("out.pgn");
+    let out = cqldb(&[
+        "cql",
+        "-cql",
+        "assert ply < 30",
+        "-i",
+        &corpus("games.pgn"),
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("assertion"));
+    assert!(
+        !out_file.exists(),
+        "no output from a run an assertion stopped"
+    );
 }
 
 #[test]

@@ -101,6 +101,7 @@ pub(crate) struct GameOut {
     text: Vec<u8>,
     messages: Vec<String>,
     warnings: Vec<String>,
+    failed_assertion: Option<String>,
 }
 
 impl GameOut {
@@ -128,6 +129,7 @@ impl GameOut {
             text,
             messages: m.messages.clone(),
             warnings: m.warnings.clone(),
+            failed_assertion: m.failed_assertion.clone(),
         })
     }
 }
@@ -171,6 +173,10 @@ impl<'a> Sink<'a> {
             .is_some_and(|f| cqldb_storage::mapped::faults() != f)
         {
             anyhow::bail!("a database file shrank while it was being read");
+        }
+        if let Some(why) = &g.failed_assertion {
+            // The output is not committed: the query's author said this answer is wrong.
+            anyhow::bail!("game {}: {why}", g.number);
         }
         self.summary.games += 1;
         self.summary.positions += g.positions;

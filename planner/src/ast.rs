@@ -517,6 +517,8 @@ pub enum Expr {
     IndexOf(Box<Node>, Box<Node>),
     /// `notransform F`
     NoTransform(Box<Node>),
+    /// `assert F`
+    Assert(Box<Node>),
     /// `originalcomment ["literal"]`
     OriginalComment(Option<String>),
     /// `consecutivemoves (X Y)`
@@ -910,6 +912,7 @@ impl Node {
             | Unbind(_, Some(a))
             | PieceInfo(_, a)
             | Loop(a)
+            | Assert(a)
             | Ascii(a)
             | NoTransform(a)
             | DictGet(_, a) => out.push(a),
@@ -1057,6 +1060,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Unbind(_, Some(a))
         | PieceInfo(_, a)
         | Loop(a)
+        | Assert(a)
         | Ascii(a)
         | NoTransform(a)
         | DictGet(_, a) => f(a),

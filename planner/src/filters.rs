@@ -516,6 +516,10 @@ impl Syntax for Parser {
         Parser::set_arg(self, word)
     }
 
+    fn whole_filter(&mut self) -> PResult<Node> {
+        self.filter()
+    }
+
     fn operand(&mut self) -> PResult<Node> {
         self.unary()
     }

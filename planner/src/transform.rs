@@ -493,6 +493,7 @@ pub fn literal(e: &Expr) -> Literal {
         | PieceIter(..)
         | While(..)
         | Loop(_)
+        | Assert(_)
         | Comment(_)
         | Message(..)
         | IsBound(..)

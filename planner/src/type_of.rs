@@ -119,6 +119,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | PieceIter(..)
         | While(..)
         | Loop(_)
+        | Assert(_)
         | Comment(_)
         | Message(..)
         | IsBound(..)

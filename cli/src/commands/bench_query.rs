@@ -14,7 +14,7 @@ use cqldb_storage::Database;
 
 /// The benchmark's queries: (what it exercises, CQL body). The first ones the index answers
 /// or narrows; the last two it cannot help.
-pub const QUERIES: [(&str, &str); 22] = [
+pub const QUERIES: [(&str, &str); 30] = [
     ("flag: mate", "mate"),
     ("flag: stalemate", "stalemate"),
     ("flag: check (broad)", "check"),
@@ -51,6 +51,22 @@ pub const QUERIES: [(&str, &str); 22] = [
     // White ahead by more than a rook in piece values: a sum over the board, which no
     // bitmap holds.
     ("no index: power", "power A >= power a + 6"),
+    // The game-tree filters: what must hold at some position of a path or a find prunes games.
+    ("path: check, mate", "path -- check -- mate"),
+    ("line: 6 checks in a row", "line --> check{6,}"),
+    ("find: mate ahead", "initial find mate Q == 0"),
+    (
+        "echo: same board twice",
+        "mate echo (s t) { s < t  s & t == . }",
+    ),
+    ("sort: by ply", "mate sort \"Ply\" ply"),
+    // A transform nest against its untransformed query (the nest is 4 × 8 × 64 images).
+    ("untransformed", "Kg1 Rf1 Pg2 kg8"),
+    (
+        "nested transforms",
+        "rotate90 flipcolor shift { Kg1 Rf1 Pg2 kg8 }",
+    ),
+    ("no index: attack chain", "Q -> p -> k"),
 ];
 
 /// Answers larger than this are not written in the benchmark.

@@ -24,6 +24,7 @@ pub mod syntax;
 
 pub mod ancestry;
 pub mod ascii;
+pub mod assert;
 pub mod attack;
 pub mod between;
 pub mod castle;
@@ -118,6 +119,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (mainline::KEYWORDS, mainline::parse),
     (make_square::KEYWORDS, make_square::parse),
     (ascii::KEYWORDS, ascii::parse),
+    (assert::KEYWORDS, assert::parse),
     (index_of::KEYWORDS, index_of::parse),
     (no_transform::KEYWORDS, no_transform::parse),
     (consecutive_moves::KEYWORDS, consecutive_moves::parse),

@@ -41,6 +41,8 @@ pub trait Syntax {
     /// A filter as the body of `find`: everything up to a comparison, so that
     /// `find all check >= 40` compares the count.
     fn body(&mut self) -> PResult<Node>;
+    /// One whole filter, comparisons and `and`/`or` included (what `assert` checks).
+    fn whole_filter(&mut self) -> PResult<Node>;
     /// Reads `word` if it is next.
     fn eat_word(&mut self, word: &str) -> bool;
     /// A string literal, if one is next.

@@ -62,6 +62,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         PieceInfo(..) => filter::piece_info::bounds(),
         Ascii(_) => filter::ascii::bounds(),
         IndexOf(..) => filter::index_of::bounds(),
+        Assert(_) => filter::assert::bounds(),
         ConsecutiveMoves(_) => filter::consecutive_moves::bounds(),
         OriginalComment(_) => filter::original_comment::bounds(),
         // Its filter as written: bounded as written, in every image of an enclosing transform.

@@ -45,6 +45,8 @@ pub struct GameMatch {
     pub settags: Vec<(String, String)>,
     /// Whether the game passes `matchcount` and the header filters.
     pub selected: bool,
+    /// The `assert` that failed in this game: the run stops with it.
+    pub failed_assertion: Option<String>,
 }
 
 /// Evaluates one query over games, keeping variables and dictionaries across games as CQL does.
@@ -154,6 +156,7 @@ impl Engine {
             messages: Vec::new(),
             chess: FxHashMap::default(),
             warnings: Vec::new(),
+            failed_assertion: None,
             transforms: Vec::new(),
             call_depth: 0,
             steps: 0,
@@ -203,6 +206,7 @@ impl Engine {
         }
         out.messages = cx.messages;
         out.warnings = cx.warnings;
+        out.failed_assertion = cx.failed_assertion;
         out
     }
 
@@ -296,6 +300,7 @@ impl Engine {
             Ascii(x) => filter::ascii::eval(x, self, cx),
             IndexOf(x, y) => filter::index_of::eval(x, y, self, cx),
             NoTransform(f) => filter::no_transform::eval(f, self, cx),
+            Assert(f) => filter::assert::eval(f, self, cx),
             ConsecutiveMoves(c) => filter::consecutive_moves::eval(c, self, cx),
             OriginalComment(l) => filter::original_comment::eval(l, cx),
             Mate => filter::mate::eval(cx),

@@ -21,12 +21,21 @@ impl Rule for KeepFullScan {
             "the query keeps persistent variables or dictionaries from game to game"
         } else if q.body.iter().any(prints) || q.functions.iter().any(|f| prints(&f.body)) {
             "the query prints messages at every position"
+        } else if q.body.iter().any(asserts) || q.functions.iter().any(|f| asserts(&f.body)) {
+            "an assert must see every position the query visits"
         } else {
             return None;
         };
         d.no_pruning = Some(why.to_owned());
         Some(format!("every game is read ({why})"))
     }
+}
+
+/// Whether an `assert` is somewhere in the filter.
+fn asserts(n: &Node) -> bool {
+    let mut found = false;
+    n.walk(&mut |x| found |= matches!(x.expr, Expr::Assert(_)));
+    found
 }
 
 /// Whether a `message` is somewhere in the filter.
