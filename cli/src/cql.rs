@@ -95,6 +95,8 @@ pub struct QueryOptions {
     pub no_settag: bool,
     /// `-assign X V`, in order.
     pub assign: Vec<(String, String)>,
+    /// `--files DIR`: where `readfile` and `writefile` may read and write.
+    pub file_dir: Option<std::path::PathBuf>,
 }
 
 impl CqlRun {
@@ -182,6 +184,12 @@ fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
     query.header.always_comment |= o.always_comment;
     query.header.no_game_header |= o.no_game_header;
     query.header.no_settag |= o.no_settag;
+    if let Some(dir) = &o.file_dir {
+        if !dir.is_dir() {
+            return Err(crate::Usage(format!("--files {}: not a directory", dir.display())).into());
+        }
+        query.header.file_dir = Some(dir.clone());
+    }
     if let Some(kind) = o.transform {
         use cqldb_planner::ast::{Combine, Expr, Node, Transformed};
         let span = 0..0;

@@ -182,3 +182,36 @@ fn documented_errors_are_errors() {
         );
     }
 }
+
+/// `readfile` and `writefile` use only the directory named with `--files`.
+#[test]
+fn files_only_inside_the_named_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let f = files.to_str().unwrap();
+    let games = corpus("games.pgn");
+    let run = |body: &str, with_dir: bool| {
+        let mut args = vec!["cql", "-cql", body, "-i", games.as_str(), "--count"];
+        if with_dir {
+            args.extend(["--files", f]);
+        }
+        cqldb(&args)
+    };
+    let out = run("mate writefile (\"mates.cqo\" fen + \"\\n\")", true);
+    assert_eq!(out.status.code(), Some(0));
+    let mates: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let written = std::fs::read_to_string(files.join("mates.cqo")).unwrap();
+    assert!(mates > 0 && written.lines().count() >= mates);
+    std::fs::write(files.join("x.cqo"), "hello").unwrap();
+    let out = run("initial X = readfile \"x.cqo\" X == \"hello\"", true);
+    assert_eq!(out.status.code(), Some(0));
+    for (body, with_dir) in [
+        ("initial X = readfile \"x.cqo\"", false),
+        ("initial X = readfile \"../x.cqo\"", true),
+        ("initial writefile (\"x.pgn\" \"a\")", true),
+    ] {
+        let out = run(body, with_dir);
+        assert_eq!(out.status.code(), Some(1), "{body}");
+    }
+}

@@ -101,7 +101,7 @@ pub(crate) struct GameOut {
     text: Vec<u8>,
     messages: Vec<String>,
     warnings: Vec<String>,
-    failed_assertion: Option<String>,
+    halt: Option<String>,
 }
 
 impl GameOut {
@@ -129,7 +129,7 @@ impl GameOut {
             text,
             messages: m.messages.clone(),
             warnings: m.warnings.clone(),
-            failed_assertion: m.failed_assertion.clone(),
+            halt: m.halt.clone(),
         })
     }
 }
@@ -174,8 +174,8 @@ impl<'a> Sink<'a> {
         {
             anyhow::bail!("a database file shrank while it was being read");
         }
-        if let Some(why) = &g.failed_assertion {
-            // The output is not committed: the query's author said this answer is wrong.
+        if let Some(why) = &g.halt {
+            // The output is not committed: the answer would be wrong or incomplete.
             anyhow::bail!("game {}: {why}", g.number);
         }
         self.summary.games += 1;

@@ -519,6 +519,10 @@ pub enum Expr {
     NoTransform(Box<Node>),
     /// `assert F`
     Assert(Box<Node>),
+    /// `readfile NAME`
+    ReadFile(Box<Node>),
+    /// `writefile (NAME TEXT)`
+    WriteFile(Box<Node>, Box<Node>),
     /// `originalcomment ["literal"]`
     OriginalComment(Option<String>),
     /// `consecutivemoves (X Y)`
@@ -829,6 +833,8 @@ pub struct Header {
     /// `-assign X V`: variables bound at each game's start (slot, the text given: a number if
     /// it reads as one, else a string).
     pub assign: Vec<(usize, String)>,
+    /// `--files DIR`: the directory `readfile` and `writefile` may use.
+    pub file_dir: Option<std::path::PathBuf>,
 }
 
 /// A parsed and checked query.
@@ -856,6 +862,12 @@ impl Query {
         self.vars
             .iter()
             .any(|(_, k)| matches!(k, VarKind::Dictionary | VarKind::Persistent { .. }))
+            // Files are read and written in game order.
+            || self
+                .body
+                .iter()
+                .chain(self.functions.iter().map(|f| &f.body))
+                .any(crate::filter::files::uses_files)
     }
 }
 
@@ -882,6 +894,7 @@ impl Node {
             | Attacks(a, b)
             | AttackedBy(a, b)
             | IndexOf(a, b)
+            | WriteFile(a, b)
             | Between(a, b)
             | MakeSquare(a, b)
             | Ancestor(a, b)
@@ -913,6 +926,7 @@ impl Node {
             | PieceInfo(_, a)
             | Loop(a)
             | Assert(a)
+            | ReadFile(a)
             | Ascii(a)
             | NoTransform(a)
             | DictGet(_, a) => out.push(a),
@@ -1030,6 +1044,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Attacks(a, b)
         | AttackedBy(a, b)
         | IndexOf(a, b)
+        | WriteFile(a, b)
         | Between(a, b)
         | MakeSquare(a, b)
         | Ancestor(a, b)
@@ -1061,6 +1076,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | PieceInfo(_, a)
         | Loop(a)
         | Assert(a)
+        | ReadFile(a)
         | Ascii(a)
         | NoTransform(a)
         | DictGet(_, a) => f(a),

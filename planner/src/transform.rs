@@ -494,6 +494,8 @@ pub fn literal(e: &Expr) -> Literal {
         | While(..)
         | Loop(_)
         | Assert(_)
+        | ReadFile(_)
+        | WriteFile(..)
         | Comment(_)
         | Message(..)
         | IsBound(..)

@@ -52,6 +52,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         PieceInfo(what, _) => filter::piece_info::type_of(*what),
         Ascii(a) => filter::ascii::type_of(ty_of(a, p)),
         IndexOf(..) => filter::index_of::TYPE,
+        ReadFile(_) => Ty::String,
         ConsecutiveMoves(_) => filter::consecutive_moves::TYPE,
         OriginalComment(l) => filter::original_comment::type_of(l),
         NoTransform(a) => ty_of(a, p),
@@ -120,6 +121,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | While(..)
         | Loop(_)
         | Assert(_)
+        | WriteFile(..)
         | Comment(_)
         | Message(..)
         | IsBound(..)

@@ -88,6 +88,9 @@ pub struct ReferenceOptions {
     /// Threads evaluating games (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
+    /// The directory `readfile` and `writefile` may use (they use no other).
+    #[arg(long, value_name = "DIR")]
+    pub files: Option<PathBuf>,
     /// Print the program's version and the CQL language version it reads, then stop.
     #[arg(long)]
     pub version: bool,
@@ -320,6 +323,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             no_game_header: a.extra.noheader,
             no_settag: a.extra.nosettag,
             assign,
+            file_dir: a.extra.files.clone(),
         },
     };
     if a.explain && !a.analyze {

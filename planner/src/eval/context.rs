@@ -64,8 +64,9 @@ pub struct Cx<'g> {
     pub path_banned: FxHashMap<usize, rustc_hash::FxHashSet<u32>>,
     /// Per sort key (`sort`), the game's best value so far.
     pub sorts: Vec<SortBest>,
-    /// The first `assert` that failed (it stops the run).
-    pub failed_assertion: Option<String>,
+    /// Why the run must stop (a failed `assert`, a file `readfile`/`writefile` could not
+    /// use): the first such reason.
+    pub halt: Option<String>,
 }
 
 /// A value games are sorted by.

@@ -22,9 +22,9 @@ pub fn eval(f: &Node, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
     if matches(&ev.value(f, cx)) {
         return Some(Value::Matched);
     }
-    if cx.failed_assertion.is_none() {
+    if cx.halt.is_none() {
         let at = cx.locate_text(cx.cur);
-        cx.failed_assertion = Some(format!(
+        cx.halt = Some(format!(
             "the assertion at bytes {}..{} of the query failed at {at}",
             f.span.start, f.span.end
         ));
@@ -43,13 +43,13 @@ mod tests {
     use crate::filter::testing::{SCHOLAR, game};
 
     #[test]
-    fn a_failed_assertion_is_reported() {
+    fn a_halt_is_reported() {
         let q = crate::parse("cql() assert ply < 5").unwrap();
         let m = Engine::new(q, true).run_game(&game(SCHOLAR));
-        assert!(m.failed_assertion.is_some_and(|w| w.contains("failed")));
+        assert!(m.halt.is_some_and(|w| w.contains("failed")));
         let q = crate::parse("cql() assert ply < 50").unwrap();
         let m = Engine::new(q, true).run_game(&game(SCHOLAR));
-        assert!(m.failed_assertion.is_none());
+        assert!(m.halt.is_none());
         assert_eq!(m.matched.len(), 9);
     }
 }

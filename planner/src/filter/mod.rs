@@ -43,6 +43,7 @@ pub mod echo;
 pub mod elo;
 pub mod en_passant;
 pub mod fen;
+pub mod files;
 pub mod find;
 pub mod from_to;
 pub mod game_number;
@@ -119,6 +120,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (mainline::KEYWORDS, mainline::parse),
     (make_square::KEYWORDS, make_square::parse),
     (ascii::KEYWORDS, ascii::parse),
+    (files::KEYWORDS, files::parse),
     (assert::KEYWORDS, assert::parse),
     (index_of::KEYWORDS, index_of::parse),
     (no_transform::KEYWORDS, no_transform::parse),

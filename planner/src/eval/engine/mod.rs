@@ -45,8 +45,8 @@ pub struct GameMatch {
     pub settags: Vec<(String, String)>,
     /// Whether the game passes `matchcount` and the header filters.
     pub selected: bool,
-    /// The `assert` that failed in this game: the run stops with it.
-    pub failed_assertion: Option<String>,
+    /// Why the run stops at this game (a failed `assert`, a file that could not be used).
+    pub halt: Option<String>,
 }
 
 /// Evaluates one query over games, keeping variables and dictionaries across games as CQL does.
@@ -62,6 +62,8 @@ pub struct Engine {
     /// Whether `comment(...)` text is wanted (games are written). A count reads none, so its
     /// text is not built (a megabyte literal at every position cost seconds).
     pub comments: bool,
+    /// The files `writefile` has started in this run (later writes add to them).
+    written: rustc_hash::FxHashSet<std::path::PathBuf>,
 }
 
 impl Engine {
@@ -77,6 +79,7 @@ impl Engine {
             variations,
             comments: true,
             images: transforms::ImageCache::default(),
+            written: Default::default(),
         }
     }
 
@@ -92,6 +95,7 @@ impl Engine {
             variations: self.variations,
             comments: self.comments,
             images: transforms::ImageCache::default(),
+            written: Default::default(),
         }
     }
 
@@ -156,7 +160,7 @@ impl Engine {
             messages: Vec::new(),
             chess: FxHashMap::default(),
             warnings: Vec::new(),
-            failed_assertion: None,
+            halt: None,
             transforms: Vec::new(),
             call_depth: 0,
             steps: 0,
@@ -206,7 +210,7 @@ impl Engine {
         }
         out.messages = cx.messages;
         out.warnings = cx.warnings;
-        out.failed_assertion = cx.failed_assertion;
+        out.halt = cx.halt;
         out
     }
 
@@ -301,6 +305,8 @@ impl Engine {
             IndexOf(x, y) => filter::index_of::eval(x, y, self, cx),
             NoTransform(f) => filter::no_transform::eval(f, self, cx),
             Assert(f) => filter::assert::eval(f, self, cx),
+            ReadFile(name) => self.read_file(name, cx),
+            WriteFile(name, text) => self.write_file(name, text, cx),
             ConsecutiveMoves(c) => filter::consecutive_moves::eval(c, self, cx),
             OriginalComment(l) => filter::original_comment::eval(l, cx),
             Mate => filter::mate::eval(cx),

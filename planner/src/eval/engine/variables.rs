@@ -179,6 +179,58 @@ impl Engine {
         Some(Value::Matched)
     }
 
+    /// `readfile NAME`: the file's text; a file that cannot be read stops the run.
+    pub(super) fn read_file(&mut self, name: &Node, cx: &mut Cx) -> Option<Value> {
+        let Value::Str(n) = self.eval(name, cx)? else {
+            return None;
+        };
+        let dir = self.query().header.file_dir.clone();
+        let read = crate::filter::files::resolve(dir.as_deref(), &n, false).and_then(|p| {
+            std::fs::read(&p)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map_err(|e| format!("readfile '{n}': {e}"))
+        });
+        match read {
+            Ok(text) => Some(Value::Str(text)),
+            Err(why) => {
+                cx.halt.get_or_insert(why);
+                None
+            }
+        }
+    }
+
+    /// `writefile (NAME TEXT)`: the text added to the file (started afresh by the run's first
+    /// write to it); a file that cannot be written stops the run.
+    pub(super) fn write_file(&mut self, name: &Node, text: &Node, cx: &mut Cx) -> Option<Value> {
+        use std::io::Write;
+        let Value::Str(n) = self.eval(name, cx)? else {
+            return None;
+        };
+        let text = match self.eval(text, cx)? {
+            Value::Str(s) => s,
+            other => self.render(&other, cx),
+        };
+        let dir = self.query().header.file_dir.clone();
+        let wrote = crate::filter::files::resolve(dir.as_deref(), &n, true).and_then(|p| {
+            let first = self.written.insert(p.clone());
+            std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(!first)
+                .truncate(first)
+                .open(&p)
+                .and_then(|mut f| f.write_all(text.as_bytes()))
+                .map_err(|e| format!("writefile '{n}': {e}"))
+        });
+        match wrote {
+            Ok(()) => Some(Value::Matched),
+            Err(why) => {
+                cx.halt.get_or_insert(why);
+                None
+            }
+        }
+    }
+
     /// `loop body`: matches if the body matched at least once.
     pub(super) fn body_loop(&mut self, body: &Node, cx: &mut Cx) -> Option<Value> {
         let mut matched = false;
