@@ -104,6 +104,8 @@ const RUN: &[&str] = &[
     "sort min \"Date\" tag \"Date\"",
     "player \"Carlsen\" sort \"Length\" ply",
     "X = 0 assert X==0",
+    "⬓{ btm purestalemate ♖♘♗♕ in purestalemate }",
+    "modelstalemate",
 ];
 
 /// Forms the documentation or the reference program rejects.

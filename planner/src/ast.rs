@@ -519,6 +519,11 @@ pub enum Expr {
     NoTransform(Box<Node>),
     /// `assert F`
     Assert(Box<Node>),
+    /// `purestalemate` / `modelstalemate` (`model`).
+    PureStalemate {
+        /// `modelstalemate`
+        model: bool,
+    },
     /// `readfile NAME`
     ReadFile(Box<Node>),
     /// `writefile (NAME TEXT)`
@@ -1006,6 +1011,7 @@ impl Node {
             | PathStatus(_)
             | OriginalComment(_)
             | FenText
+            | PureStalemate { .. }
             | IsBound(..) => {}
         }
         out
@@ -1175,6 +1181,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | PathStatus(_)
         | OriginalComment(_)
         | FenText
+        | PureStalemate { .. }
         | IsBound(..) => {}
     }
 }

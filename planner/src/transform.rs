@@ -494,6 +494,7 @@ pub fn literal(e: &Expr) -> Literal {
         | While(..)
         | Loop(_)
         | Assert(_)
+        | PureStalemate { .. }
         | ReadFile(_)
         | WriteFile(..)
         | Comment(_)

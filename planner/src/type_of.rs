@@ -52,6 +52,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         PieceInfo(what, _) => filter::piece_info::type_of(*what),
         Ascii(a) => filter::ascii::type_of(ty_of(a, p)),
         IndexOf(..) => filter::index_of::TYPE,
+        PureStalemate { .. } => filter::pure_stalemate::TYPE,
         ReadFile(_) => Ty::String,
         ConsecutiveMoves(_) => filter::consecutive_moves::TYPE,
         OriginalComment(l) => filter::original_comment::type_of(l),

@@ -69,6 +69,7 @@ pub mod position;
 pub mod position_id;
 pub mod power;
 pub mod primary;
+pub mod pure_stalemate;
 pub mod rank_file;
 pub mod ray;
 pub mod result;
@@ -127,6 +128,7 @@ const TABLE: &[(&[&str], Parse)] = &[
     (consecutive_moves::KEYWORDS, consecutive_moves::parse),
     (original_comment::KEYWORDS, original_comment::parse),
     (piece_info::KEYWORDS, piece_info::parse),
+    (pure_stalemate::KEYWORDS, pure_stalemate::parse),
     (mate::KEYWORDS, mate::parse),
     (move_number::KEYWORDS, move_number::parse),
     (null_move::KEYWORDS, null_move::parse),

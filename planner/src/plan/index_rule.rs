@@ -63,6 +63,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         Ascii(_) => filter::ascii::bounds(),
         IndexOf(..) => filter::index_of::bounds(),
         Assert(_) => filter::assert::bounds(),
+        PureStalemate { .. } => filter::pure_stalemate::bounds(),
         ReadFile(_) | WriteFile(..) => filter::files::bounds(),
         ConsecutiveMoves(_) => filter::consecutive_moves::bounds(),
         OriginalComment(_) => filter::original_comment::bounds(),

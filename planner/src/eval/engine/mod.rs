@@ -305,6 +305,7 @@ impl Engine {
             IndexOf(x, y) => filter::index_of::eval(x, y, self, cx),
             NoTransform(f) => filter::no_transform::eval(f, self, cx),
             Assert(f) => filter::assert::eval(f, self, cx),
+            PureStalemate { model } => filter::pure_stalemate::eval(*model, cx),
             ReadFile(name) => self.read_file(name, cx),
             WriteFile(name, text) => self.write_file(name, text, cx),
             ConsecutiveMoves(c) => filter::consecutive_moves::eval(c, self, cx),
