@@ -519,6 +519,8 @@ pub enum Expr {
     NoTransform(Box<Node>),
     /// `assert F`
     Assert(Box<Node>),
+    /// `makesquare "b3"`
+    MakeSquareOf(Box<Node>),
     /// `purestalemate` / `modelstalemate` (`model`).
     PureStalemate {
         /// `modelstalemate`
@@ -930,6 +932,7 @@ impl Node {
             | Unbind(_, Some(a))
             | PieceInfo(_, a)
             | Loop(a)
+            | MakeSquareOf(a)
             | Assert(a)
             | ReadFile(a)
             | Ascii(a)
@@ -1081,6 +1084,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
         | Unbind(_, Some(a))
         | PieceInfo(_, a)
         | Loop(a)
+        | MakeSquareOf(a)
         | Assert(a)
         | ReadFile(a)
         | Ascii(a)

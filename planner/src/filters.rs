@@ -516,6 +516,10 @@ impl Syntax for Parser {
         Parser::set_arg(self, word)
     }
 
+    fn value_operand(&mut self) -> PResult<Node> {
+        self.union_level()
+    }
+
     fn whole_filter(&mut self) -> PResult<Node> {
         self.filter()
     }

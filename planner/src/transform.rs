@@ -494,6 +494,7 @@ pub fn literal(e: &Expr) -> Literal {
         | While(..)
         | Loop(_)
         | Assert(_)
+        | MakeSquareOf(_)
         | PureStalemate { .. }
         | ReadFile(_)
         | WriteFile(..)

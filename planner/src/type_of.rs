@@ -48,7 +48,7 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         GameNumber => filter::game_number::TYPE,
         Initial => filter::initial::TYPE,
         Mainline => filter::mainline::TYPE,
-        MakeSquare(..) => filter::make_square::TYPE,
+        MakeSquare(..) | MakeSquareOf(_) => filter::make_square::TYPE,
         PieceInfo(what, _) => filter::piece_info::type_of(*what),
         Ascii(a) => filter::ascii::type_of(ty_of(a, p)),
         IndexOf(..) => filter::index_of::TYPE,

@@ -1,5 +1,5 @@
 //! `makesquare(F, R)`: the square on file `F` and rank `R` (numbers 1 to 8); no match for
-//! other numbers.
+//! other numbers. `makesquare "b3"`: the square a string names; no match for other strings.
 
 use crate::ast::{Expr, Node};
 use crate::eval::value::Value;
@@ -11,10 +11,24 @@ use crate::types::Ty;
 /// Its keyword.
 pub const KEYWORDS: &[&str] = &["makesquare"];
 
-/// Reads `makesquare(F R)`.
+/// Reads `makesquare(F R)` or `makesquare "b3"`.
 pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
+    if !p.sym_at(0, "(") {
+        return Ok(Expr::MakeSquareOf(Box::new(p.value_operand()?)));
+    }
     let (a, b) = p.pair(word)?;
     Ok(Expr::MakeSquare(a, b))
+}
+
+/// The square a string such as "b3" names.
+pub fn eval_name(name: &Node, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
+    let Value::Str(s) = ev.value(name, cx)? else {
+        return None;
+    };
+    match s.as_bytes() {
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => Some(Value::Set(1 << ((r - b'1') * 8 + (f - b'a')))),
+        _ => None,
+    }
 }
 
 /// A square set (of one square).
@@ -47,5 +61,8 @@ mod tests {
         assert_eq!(matching("makesquare(9 1)", SCHOLAR), Vec::<u32>::new());
         assert_eq!(matching("K & makesquare(file K rank K)", SCHOLAR).len(), 9);
         assert_eq!(bounds_of("makesquare(1 1)"), bounds());
+        assert_eq!(matching("makesquare \"b3\" == b3", SCHOLAR).len(), 9);
+        assert_eq!(matching("makesquare \"b\" + \"3\" == b3", SCHOLAR).len(), 9);
+        assert_eq!(matching("makesquare \"b9\"", SCHOLAR), Vec::<u32>::new());
     }
 }

@@ -41,6 +41,9 @@ pub trait Syntax {
     /// A filter as the body of `find`: everything up to a comparison, so that
     /// `find all check >= 40` compares the count.
     fn body(&mut self) -> PResult<Node>;
+    /// A value up to a comparison, arithmetic and concatenation included (`makesquare "a" +
+    /// "3"`).
+    fn value_operand(&mut self) -> PResult<Node>;
     /// One whole filter, comparisons and `and`/`or` included (what `assert` checks).
     fn whole_filter(&mut self) -> PResult<Node>;
     /// Reads `word` if it is next.

@@ -58,7 +58,7 @@ pub fn bounds(n: &Node, variations: bool) -> Bounds {
         GameNumber => filter::game_number::bounds(),
         Initial => filter::initial::bounds(),
         Mainline => filter::mainline::bounds(),
-        MakeSquare(..) => filter::make_square::bounds(),
+        MakeSquare(..) | MakeSquareOf(_) => filter::make_square::bounds(),
         PieceInfo(..) => filter::piece_info::bounds(),
         Ascii(_) => filter::ascii::bounds(),
         IndexOf(..) => filter::index_of::bounds(),

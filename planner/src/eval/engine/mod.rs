@@ -300,6 +300,7 @@ impl Engine {
             Initial => filter::initial::eval(cx),
             Mainline => filter::mainline::eval(cx),
             MakeSquare(f, r) => filter::make_square::eval(f, r, self, cx),
+            MakeSquareOf(name) => filter::make_square::eval_name(name, self, cx),
             PieceInfo(what, s) => filter::piece_info::eval(*what, s, self, cx),
             Ascii(x) => filter::ascii::eval(x, self, cx),
             IndexOf(x, y) => filter::index_of::eval(x, y, self, cx),
