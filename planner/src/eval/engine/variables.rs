@@ -163,11 +163,7 @@ impl Engine {
 
     pub(super) fn while_loop(&mut self, c: &Node, body: &Node, cx: &mut Cx) -> Option<Value> {
         loop {
-            cx.steps += 1;
-            if cx.steps > MAX_LOOP_STEPS {
-                cx.warn(format!(
-                    "a while loop ran more than {MAX_LOOP_STEPS} steps in this game; stopped it"
-                ));
+            if !one_more_step(cx, "while") {
                 return None;
             }
             let vc = self.eval(c, cx);
@@ -235,11 +231,7 @@ impl Engine {
     pub(super) fn body_loop(&mut self, body: &Node, cx: &mut Cx) -> Option<Value> {
         let mut matched = false;
         loop {
-            cx.steps += 1;
-            if cx.steps > MAX_LOOP_STEPS {
-                cx.warn(format!(
-                    "a loop ran more than {MAX_LOOP_STEPS} steps in this game; stopped it"
-                ));
+            if !one_more_step(cx, "loop") {
                 return None;
             }
             let v = self.eval(body, cx);
@@ -280,6 +272,19 @@ impl Engine {
         }
         r
     }
+}
+
+/// Counts one more turn of a `while` or `loop` in this game; false (with a warning) past
+/// [`MAX_LOOP_STEPS`].
+fn one_more_step(cx: &mut Cx, what: &str) -> bool {
+    cx.steps += 1;
+    if cx.steps > MAX_LOOP_STEPS {
+        cx.warn(format!(
+            "a {what} ran more than {MAX_LOOP_STEPS} steps in this game; stopped it"
+        ));
+        return false;
+    }
+    true
 }
 
 #[cfg(test)]
