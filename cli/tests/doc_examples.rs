@@ -217,3 +217,37 @@ fn files_only_inside_the_named_directory() {
         assert_eq!(out.status.code(), Some(1), "{body}");
     }
 }
+
+/// A filter that looks at every other position (`find`, `echo`, `consecutivemoves`) at every
+/// position of a game of many thousand plies would take hours: the run stops, said, in
+/// seconds.
+#[test]
+fn quadratic_filters_on_a_very_long_game_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("long.pgn");
+    let mut text = String::from("[Event \"long\"]\n[Result \"*\"]\n\n");
+    for i in 0..12_500 {
+        text.push_str(&format!("{}. Nf3 Nf6 {}. Ng1 Ng8 ", 2 * i + 1, 2 * i + 2));
+    }
+    text.push_str("*\n");
+    std::fs::write(&pgn, text).unwrap();
+    for body in [
+        "find check",
+        "find all check > 3",
+        "echo (s t) { t:check }",
+        "consecutivemoves (position 0 currentposition) > 5",
+    ] {
+        let start = std::time::Instant::now();
+        let out = cqldb(&["cql", "-cql", body, "-i", pgn.to_str().unwrap(), "--count"]);
+        assert_eq!(out.status.code(), Some(1), "{body}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("stopped"),
+            "{body}"
+        );
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "{body}: {:?}",
+            start.elapsed()
+        );
+    }
+}

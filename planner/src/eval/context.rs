@@ -34,6 +34,11 @@ pub fn matches(v: &Option<Value>) -> bool {
     }
 }
 
+/// The most positions the filters that look at other positions may visit in one game: an
+/// `echo` over a study of 4,000 positions fits; a `find` at every position of a game of a
+/// million plies stops after some seconds (a visit costs about a microsecond).
+pub const MAX_GAME_WORK: u64 = 20_000_000;
+
 /// Evaluation state of one game at one position.
 pub struct Cx<'g> {
     /// The game.
@@ -64,6 +69,9 @@ pub struct Cx<'g> {
     pub path_banned: FxHashMap<usize, rustc_hash::FxHashSet<u32>>,
     /// Per sort key (`sort`), the game's best value so far.
     pub sorts: Vec<SortBest>,
+    /// Positions visited by the filters that look at other positions (`echo`, `find`,
+    /// `consecutivemoves`) in this game: see [`Cx::charge`].
+    pub work: u64,
     /// Why the run must stop (a failed `assert`, a file `readfile`/`writefile` could not
     /// use): the first such reason.
     pub halt: Option<String>,
@@ -149,6 +157,24 @@ impl Cx<'_> {
     }
 
     /// Records an evaluation problem once per game.
+    /// Counts `n` more positions visited by `what`; false once the game has cost more than
+    /// [`MAX_GAME_WORK`], with the run then stopped and said (a filter that compares every
+    /// position with every other is quadratic: on a game of a million plies it would not end).
+    pub fn charge(&mut self, n: u64, what: &str) -> bool {
+        if self.halt.is_some() {
+            return false;
+        }
+        self.work = self.work.saturating_add(n);
+        if self.work <= MAX_GAME_WORK {
+            return true;
+        }
+        self.halt.get_or_insert(format!(
+            "{what} would visit more than {MAX_GAME_WORK} positions in this game ({} plies long); stopped",
+            self.game.len()
+        ));
+        false
+    }
+
     pub fn warn(&mut self, w: String) {
         if !self.warnings.contains(&w) {
             self.warnings.push(w);

@@ -57,6 +57,12 @@ pub fn eval(c: &ConsecutiveMoves, ev: &mut impl Evaluate, cx: &mut Cx) -> Option
     let x = ev.position(&c.x, cx)?;
     let y = ev.position(&c.y, cx)?;
     let l = cx.game.lca(x, y);
+    let ply = |p: u32| u64::from(cx.game.positions[p as usize].ply);
+    let (na, nb) = (ply(x) - ply(l), ply(y) - ply(l));
+    // The comparison is quadratic in the lines' lengths, and walking them linear.
+    if !cx.charge(na + nb + na.saturating_mul(nb), "consecutivemoves") {
+        return None;
+    }
     let (a, b) = (moves_between(cx, l, x), moves_between(cx, l, y));
     // Longest common substring, one row of the table at a time.
     let mut best = 0usize;

@@ -46,6 +46,9 @@ pub fn eval(e: &Echo, ev: &mut (impl Evaluate + Bind), cx: &mut Cx) -> Option<Va
     let mut any = false;
     let mut hits = Vec::new();
     ev.bind(e.source, Some(Value::Pos(source)));
+    if !cx.charge(g.len() as u64, "echo") {
+        return None;
+    }
     for t in 0..g.len() as u32 {
         if !g.visible(t) || (t == source && !e.in_all) {
             continue;

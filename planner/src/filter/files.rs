@@ -15,6 +15,9 @@ use crate::plan::bounds::Bounds;
 /// Its keywords.
 pub const KEYWORDS: &[&str] = &["readfile", "writefile"];
 
+/// The largest file `readfile` reads (its text is held in memory).
+pub const MAX_READ: u64 = 64 << 20;
+
 /// Reads `readfile NAME` or `writefile (NAME TEXT)`.
 pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
     if word == "readfile" {

@@ -74,9 +74,14 @@ pub fn eval(f: &Find, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
         }
         false
     };
+    if !cx.charge(0, "find") {
+        return None;
+    }
+    let mut visited = 0u64;
     if f.backward {
         let mut id = Some(saved);
         while let Some(p) = id {
+            visited += 1;
             if visit(ev, cx, p) {
                 break;
             }
@@ -84,12 +89,16 @@ pub fn eval(f: &Find, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
         }
     } else {
         for id in saved..g.subtree_end(saved) {
+            visited += 1;
             if g.visible(id) && visit(ev, cx, id) {
                 break;
             }
         }
     }
     cx.cur = saved;
+    if !cx.charge(visited, "find") {
+        return None;
+    }
     let value = match f.count {
         Some((lo, hi)) => (count >= lo && count <= hi).then_some(Value::Num(count)),
         None => found.map(Value::Pos),

@@ -161,6 +161,7 @@ impl Engine {
             chess: FxHashMap::default(),
             warnings: Vec::new(),
             halt: None,
+            work: 0,
             transforms: Vec::new(),
             call_depth: 0,
             steps: 0,
@@ -172,6 +173,10 @@ impl Engine {
         for id in 0..game.len() as u32 {
             if !game.visible(id) {
                 continue;
+            }
+            // The run stops at this game: the rest of it is not worth evaluating.
+            if cx.halt.is_some() {
+                break;
             }
             cx.cur = id;
             let mark = cx.comments.len();

@@ -182,9 +182,21 @@ impl Engine {
         };
         let dir = self.query().header.file_dir.clone();
         let read = crate::filter::files::resolve(dir.as_deref(), &n, false).and_then(|p| {
-            std::fs::read(&p)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .map_err(|e| format!("readfile '{n}': {e}"))
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            std::fs::File::open(&p)
+                .and_then(|f| {
+                    f.take(crate::filter::files::MAX_READ + 1)
+                        .read_to_end(&mut bytes)
+                })
+                .map_err(|e| format!("readfile '{n}': {e}"))?;
+            if bytes.len() as u64 > crate::filter::files::MAX_READ {
+                return Err(format!(
+                    "readfile '{n}': larger than {} MiB",
+                    crate::filter::files::MAX_READ >> 20
+                ));
+            }
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
         });
         match read {
             Ok(text) => Some(Value::Str(text)),
