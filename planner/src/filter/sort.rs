@@ -53,3 +53,24 @@ pub fn eval(s: &Sort, keys: &[SortKey], ev: &mut impl Evaluate, cx: &mut Cx) -> 
 pub fn bounds(target: &Node, bound: &dyn Fn(&Node) -> Bounds) -> Bounds {
     bound(target)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::Engine;
+    use crate::filter::testing::{SCHOLAR, game};
+
+    #[test]
+    fn a_sort_never_reached_says_none() {
+        let notes = |q: &str| {
+            let q = crate::parse(&format!("cql() {q}")).unwrap();
+            Engine::new(q, true).run_game(&game(SCHOLAR)).sort_notes
+        };
+        // The game matches (at the mate) but the sort is only reached past ply 100.
+        assert_eq!(
+            notes("mate if ply > 100 then sort \"Long\" ply"),
+            vec!["Long: none"]
+        );
+        assert_eq!(notes("mate sort \"Ply\" ply"), vec!["Ply: 7"]);
+        assert!(notes("mate if ply > 100 then sort quiet \"Long\" ply").is_empty());
+    }
+}

@@ -205,6 +205,11 @@ impl Engine {
                 out.late_comments.extend(comments);
                 out.sort_values.push(Some(v));
             } else {
+                // A game can match without its sort ever being reached: it sorts last, and
+                // says so.
+                if !key.quiet {
+                    out.sort_notes.push(format!("{}: none", key.title));
+                }
                 out.sort_values.push(None);
             }
         }
