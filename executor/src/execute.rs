@@ -293,7 +293,8 @@ fn run_db(
     let format = sink.format;
     let work = |(first, seg, games): &(u64, &cqldb_storage::Segment, roaring::RoaringBitmap)| {
         let mut e = engine.fork();
-        let mut outs = Vec::new();
+        // Sized once: growing it a game at a time was a tenth of a material scan's time.
+        let mut outs = Vec::with_capacity(games.len() as usize);
         let mut failure = None;
         seg.for_each_game_in(Some(games), with_text, |local, rows| {
             let game = game_from_rows(first + u64::from(local), rows, with_text, variations);

@@ -75,6 +75,8 @@ pub struct Cx<'g> {
     /// Why the run must stop (a failed `assert`, a file `readfile`/`writefile` could not
     /// use): the first such reason.
     pub halt: Option<String>,
+    /// The move list move filters reuse (see `move_source::with_candidates`).
+    pub(crate) move_buffer: Vec<crate::eval::candidate::Cand>,
 }
 
 /// A value games are sorted by.

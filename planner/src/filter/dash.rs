@@ -10,7 +10,7 @@
 
 use crate::ast::{Dash, Expr};
 use crate::eval::context::matches;
-use crate::eval::move_source::candidates;
+use crate::eval::move_source::with_candidates;
 use crate::eval::value::Value;
 use crate::eval::{Cx, Evaluate};
 use crate::filter::syntax::{PResult, Syntax};
@@ -45,66 +45,67 @@ pub fn eval(d: &Dash, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value> {
 /// The origins of the moves `d` matches, and how many moves they are; `None` where the moves
 /// cannot be had (no move reached the root; a position move generation cannot set up).
 pub fn matching(d: &Dash, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<(u64, i64)> {
-    let (at, cands) = candidates(d.source, cx)?;
-    let saved = cx.cur;
-    // The squares are read where the moves start.
-    cx.cur = at;
-    let from = match &d.from {
-        Some(f) => ev.set(f, cx),
-        None => Some(u64::MAX),
-    };
-    let to = match &d.to {
-        Some(t) => ev.set(t, cx),
-        None => Some(u64::MAX),
-    };
-    let (Some(from), Some(to)) = (from, to) else {
-        cx.cur = saved;
-        return None;
-    };
-    let mut origins = 0u64;
-    let mut count = 0i64;
-    for c in cands {
-        if from >> c.from & 1 == 0 {
-            continue;
-        }
-        let hit = if d.capture {
-            c.captured.is_some_and(|s| to >> s & 1 == 1)
-        } else {
-            to >> c.dest & 1 == 1
+    with_candidates(d.source, cx, |at, cands, cx| {
+        let saved = cx.cur;
+        // The squares are read where the moves start.
+        cx.cur = at;
+        let from = match &d.from {
+            Some(f) => ev.set(f, cx),
+            None => Some(u64::MAX),
         };
-        if !hit {
-            continue;
-        }
-        if let Some(mask) = d.promotion
-            && c.promo.is_none_or(|p| mask >> p & 1 != 1)
-        {
-            continue;
-        }
-        if let Some(t) = &d.target {
-            let ok = match c.child {
-                Some(child) => {
-                    cx.cur = child;
-                    let v = ev.value(t, cx);
-                    cx.cur = at;
-                    matches(&v)
-                }
-                // Generated moves have no position after them: only the move-kind targets
-                // the parser lets through for them.
-                None => match &t.expr {
-                    Expr::Castled(which) => c.castles(*which),
-                    Expr::EnPassant => c.kind == MoveKind::EnPassant,
-                    _ => false,
-                },
-            };
-            if !ok {
+        let to = match &d.to {
+            Some(t) => ev.set(t, cx),
+            None => Some(u64::MAX),
+        };
+        let (Some(from), Some(to)) = (from, to) else {
+            cx.cur = saved;
+            return None;
+        };
+        let mut origins = 0u64;
+        let mut count = 0i64;
+        for &c in cands {
+            if from >> c.from & 1 == 0 {
                 continue;
             }
+            let hit = if d.capture {
+                c.captured.is_some_and(|s| to >> s & 1 == 1)
+            } else {
+                to >> c.dest & 1 == 1
+            };
+            if !hit {
+                continue;
+            }
+            if let Some(mask) = d.promotion
+                && c.promo.is_none_or(|p| mask >> p & 1 != 1)
+            {
+                continue;
+            }
+            if let Some(t) = &d.target {
+                let ok = match c.child {
+                    Some(child) => {
+                        cx.cur = child;
+                        let v = ev.value(t, cx);
+                        cx.cur = at;
+                        matches(&v)
+                    }
+                    // Generated moves have no position after them: only the move-kind targets
+                    // the parser lets through for them.
+                    None => match &t.expr {
+                        Expr::Castled(which) => c.castles(*which),
+                        Expr::EnPassant => c.kind == MoveKind::EnPassant,
+                        _ => false,
+                    },
+                };
+                if !ok {
+                    continue;
+                }
+            }
+            origins |= 1 << c.from;
+            count += 1;
         }
-        origins |= 1 << c.from;
-        count += 1;
-    }
-    cx.cur = saved;
-    Some((origins, count))
+        cx.cur = saved;
+        Some((origins, count))
+    })
 }
 
 /// Index rule: the move-feature bitmaps of the moves leaving the position (of the move that

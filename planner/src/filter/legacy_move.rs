@@ -6,7 +6,7 @@
 
 use crate::ast::{Castle, Expr, MoveFilter, MoveSource};
 use crate::error::ParseError;
-use crate::eval::move_source::candidates;
+use crate::eval::move_source::with_candidates;
 use crate::eval::value::Value;
 use crate::eval::{Cx, Evaluate};
 use crate::filter::syntax::{PResult, Syntax};
@@ -91,47 +91,48 @@ pub fn eval(m: &MoveFilter, ev: &mut impl Evaluate, cx: &mut Cx) -> Option<Value
     } else {
         MoveSource::Pgn
     };
-    let (at, cands) = candidates(source, cx)?;
-    let saved = cx.cur;
-    // The squares are read where the moves start.
-    cx.cur = at;
-    let mut sets = [u64::MAX; 3];
-    for (i, n) in [&m.from, &m.to, &m.capture].into_iter().enumerate() {
-        if let Some(n) = n {
-            match ev.set(n, cx) {
-                Some(s) => sets[i] = s,
-                None => {
-                    cx.cur = saved;
-                    return None;
+    with_candidates(source, cx, |at, cands, cx| {
+        let saved = cx.cur;
+        // The squares are read where the moves start.
+        cx.cur = at;
+        let mut sets = [u64::MAX; 3];
+        for (i, n) in [&m.from, &m.to, &m.capture].into_iter().enumerate() {
+            if let Some(n) = n {
+                match ev.set(n, cx) {
+                    Some(s) => sets[i] = s,
+                    None => {
+                        cx.cur = saved;
+                        return None;
+                    }
                 }
             }
         }
-    }
-    cx.cur = saved;
-    let g = cx.game;
-    let mut origins = 0u64;
-    let mut count = 0i64;
-    for c in cands {
-        let child_index = c.child.map(|ch| g.positions[ch as usize].child_index);
-        let ok = sets[0] >> c.from & 1 == 1
-            && sets[1] >> c.dest & 1 == 1
-            && (m.capture.is_none() || c.captured.is_some_and(|s| sets[2] >> s & 1 == 1))
-            && m.promote
-                .is_none_or(|mask| c.promo.is_some_and(|p| mask >> p & 1 == 1))
-            && m.castle.is_none_or(|w| c.castles(w))
-            && (!m.enpassant || c.kind == MoveKind::EnPassant)
-            && (!m.null || c.kind == MoveKind::Null)
-            && (!m.primary || child_index == Some(0))
-            && (!m.secondary || child_index.is_some_and(|i| i > 0));
-        if ok {
-            origins |= 1 << c.from;
-            count += 1;
+        cx.cur = saved;
+        let g = cx.game;
+        let mut origins = 0u64;
+        let mut count = 0i64;
+        for &c in cands {
+            let child_index = c.child.map(|ch| g.positions[ch as usize].child_index);
+            let ok = sets[0] >> c.from & 1 == 1
+                && sets[1] >> c.dest & 1 == 1
+                && (m.capture.is_none() || c.captured.is_some_and(|s| sets[2] >> s & 1 == 1))
+                && m.promote
+                    .is_none_or(|mask| c.promo.is_some_and(|p| mask >> p & 1 == 1))
+                && m.castle.is_none_or(|w| c.castles(w))
+                && (!m.enpassant || c.kind == MoveKind::EnPassant)
+                && (!m.null || c.kind == MoveKind::Null)
+                && (!m.primary || child_index == Some(0))
+                && (!m.secondary || child_index.is_some_and(|i| i > 0));
+            if ok {
+                origins |= 1 << c.from;
+                count += 1;
+            }
         }
-    }
-    Some(if m.count {
-        Value::Num(count)
-    } else {
-        Value::Set(origins)
+        Some(if m.count {
+            Value::Num(count)
+        } else {
+            Value::Set(origins)
+        })
     })
 }
 

@@ -14,6 +14,18 @@ impl Engine {
         rest: &[(CmpOp, Node)],
         cx: &mut Cx,
     ) -> Option<Value> {
+        // The common `A op B` needs no list: a full scan runs this at every position.
+        if let [(op, rhs)] = rest {
+            // `Q == 1`, the material test, compares a count with a literal: no values built.
+            if let (Expr::Pieces(d), Expr::Number(k)) = (&first.expr, &rhs.expr) {
+                let s = Self::designated(d, cx);
+                let holds = op_holds(*op, i64::from(s.count_ones()).cmp(k));
+                return holds.then_some(Value::Matched);
+            }
+            let a = self.eval(first, cx)?;
+            let b = self.eval(rhs, cx)?;
+            return self.compare(*op, &a, &b, cx)?.then_some(Value::Matched);
+        }
         let mut values = Vec::with_capacity(rest.len() + 1);
         values.push(self.eval(first, cx)?);
         for (_, rhs) in rest {

@@ -169,6 +169,7 @@ impl Engine {
             last_path: None,
             path_banned: FxHashMap::default(),
             sorts: Vec::new(),
+            move_buffer: Vec::new(),
         };
         for id in 0..game.len() as u32 {
             if !game.visible(id) {
@@ -224,20 +225,25 @@ impl Engine {
         out
     }
 
+    /// The squares a piece designator names at `cx.cur`, under the current transforms.
+    pub(crate) fn designated(d: &PieceSet, cx: &Cx) -> u64 {
+        let rec = &cx.game.positions[cx.cur as usize];
+        if cx.transforms.is_empty() {
+            board::designate(rec, d)
+        } else {
+            board::designate(rec, &transform::map_piece_set(&cx.transforms, *d))
+        }
+    }
+
     /// Evaluates `n` at `cx.cur`: `None` if it does not match.
     pub(crate) fn eval(&mut self, n: &Node, cx: &mut Cx) -> Option<Value> {
         use Expr::*;
-        let rec = &cx.game.positions[cx.cur as usize];
         match &n.expr {
             Number(v) => Some(Value::Num(*v)),
             Str(s) => Some(Value::Str(s.clone())),
             True | Declaration => Some(Value::Matched),
             False => None,
-            Pieces(d) => Some(Value::Set(if cx.transforms.is_empty() {
-                board::designate(rec, d)
-            } else {
-                board::designate(rec, &transform::map_piece_set(&cx.transforms, *d))
-            })),
+            Pieces(d) => Some(Value::Set(Self::designated(d, cx))),
             Compound(items) => self.compound(items, cx),
             And(a, b) => self.and(a, b, cx),
             Or(a, b) => self.or(a, b, cx),
