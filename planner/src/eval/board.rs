@@ -328,9 +328,12 @@ pub fn pawns(rec: &PositionRecord, kind: PawnKind) -> u64 {
 /// Material value of the pieces on a set (P 1, N 3, B 3, R 5, Q 9, K 0).
 pub fn power(rec: &PositionRecord, set: u64) -> i64 {
     const VALUE: [i64; 6] = [1, 3, 3, 5, 9, 0];
-    bits(set)
-        .filter_map(|sq| piece_on(rec, sq))
-        .map(|p| VALUE[p % 6])
+    // By role, a popcount each: square by square was most of a full scan's time.
+    let occupied = set & (rec.board.0[0] | rec.board.0[1]);
+    VALUE
+        .iter()
+        .zip(&rec.board.0[2..8])
+        .map(|(v, role)| v * i64::from((occupied & role).count_ones()))
         .sum()
 }
 
@@ -435,6 +438,24 @@ mod tests {
                 .collect();
             let rec = record(&board);
             proptest::prop_assert_eq!(attack_chains(&rec, &sets), chains_by_enumeration(&board, &sets));
+        }
+
+        #[test]
+        fn power_sums_the_pieces_square_by_square(
+            pieces in proptest::collection::vec((0u32..64, 0usize..12), 0..32),
+            set in proptest::prelude::any::<u64>(),
+        ) {
+            let mut board = shakmaty::Board::empty();
+            for (sq, p) in pieces {
+                let color = if p < 6 { Color::White } else { Color::Black };
+                board.set_piece_at(Square::new(sq), Role::ALL[p % 6].of(color));
+            }
+            let value = |r: Role| [1, 3, 3, 5, 9, 0][r as usize - 1];
+            let naive: i64 = bits(set)
+                .filter_map(|sq| board.piece_at(Square::new(sq)))
+                .map(|p| value(p.role))
+                .sum();
+            proptest::prop_assert_eq!(power(&record(&board), set), naive);
         }
     }
 
