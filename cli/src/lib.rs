@@ -1,19 +1,6 @@
-//! The glue behind the `cqldb` command that the integration tests use too: a CQL query as the
-//! command line states it, planned and run through the executor ([`cql`]). Everything else
-//! lives in the library crates.
+//! The glue behind the `cqldb` command that the integration tests use too. Running a query is
+//! the executor's API (`cqldb_executor::query`), re-exported here as [`cql`] for the tests and
+//! the benchmarks; everything else lives in the library crates.
 
-pub mod cql;
-
-/// A command line that asks for something impossible (the wrong combination of options, a
-/// missing argument): the `cqldb` binary exits with 2 for it, as for the argument parser's own
-/// errors, and with 1 for a query or data error.
-#[derive(Debug)]
-pub struct Usage(pub String);
-
-impl std::fmt::Display for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Usage {}
+pub use cqldb_executor::Usage;
+pub use cqldb_executor::query as cql;

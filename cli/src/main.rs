@@ -89,17 +89,8 @@ enum Command {
     /// The reference program's single-dash options work too: -i, -o, -cql, -variations,
     /// -mainline, -virtualmainline, -gamenumber, -matchcount, -silent, -matchstring.
     Cql {
-        /// The .cql file (optional with --cql).
-        file: Option<PathBuf>,
-        /// Filters added to the query body (`-cql "..."`).
-        #[arg(long)]
-        cql: Option<String>,
-        /// PGN input read on the fly (plain, .zst, .gz, .bz2, - for stdin).
-        #[arg(long, short = 'i', alias = "input")]
-        pgn: Option<String>,
-        /// Database to query instead.
-        #[arg(long)]
-        db: Option<PathBuf>,
+        #[command(flatten)]
+        query: commands::cql::QueryArgs,
         /// Output file (- for stdout; .zst or .gz compress). Default: the header's `output`,
         /// else NAME-out.pgn for NAME.cql, as the reference program does.
         #[arg(long, short = 'o')]
@@ -107,63 +98,43 @@ enum Command {
         /// Write nothing; print the number of matching games.
         #[arg(long)]
         count: bool,
-        /// Evaluate every game, using no index scan (the baseline of planned runs).
-        #[arg(long)]
-        full_scan: bool,
         /// Output format: pgn, or one json object / csv row per matching game.
-        #[arg(long, value_enum, default_value_t = cqldb::cql::MatchFormat::Pgn)]
+        #[arg(long, default_value = "pgn", value_parser = commands::cql::parse_format)]
         format: cqldb::cql::MatchFormat,
-        /// Visit variations too.
-        #[arg(long)]
-        variations: bool,
-        /// Visit the main line only (overrides the header).
-        #[arg(long)]
-        mainline: bool,
-        /// Only positions on the virtual main line (implies --variations).
-        #[arg(long)]
-        virtualmainline: bool,
-        /// Only games numbered N (to M).
-        #[arg(long, short = 'g', num_args = 1..=2)]
-        gamenumber: Vec<i64>,
-        /// Output a game only if N (to M) positions match.
-        #[arg(long, num_args = 1..=2)]
-        matchcount: Vec<i64>,
-        /// No annotations in the output.
-        #[arg(long)]
-        silent: bool,
-        /// Comment put after matched positions (default CQL).
-        #[arg(long)]
-        matchstring: Option<String>,
-        #[command(flatten)]
-        extra: commands::cql::ReferenceOptions,
     },
     /// Show how a CQL query runs: the logical plan, the rules that fired, the physical plan
     /// (index scans, the residual, the sink); `--analyze` runs it and adds what each operator
-    /// produced and its time.
+    /// produced and its time. Takes every option `cql` takes for the query.
     Explain {
-        /// The .cql file (optional with --cql).
-        file: Option<PathBuf>,
-        /// Filters added to the query body (`-cql "..."`).
-        #[arg(long)]
-        cql: Option<String>,
-        /// Database to plan for.
-        #[arg(long)]
-        db: Option<PathBuf>,
-        /// Or a PGN file, read as `cql -i` reads it (no index: every game is evaluated).
-        #[arg(long, short = 'i', alias = "input")]
-        pgn: Option<String>,
-        /// Visit variations too.
-        #[arg(long)]
-        variations: bool,
-        /// Only games numbered N (to M).
-        #[arg(long, num_args = 1..=2)]
-        gamenumber: Vec<i64>,
-        /// Plan without the index (as `cql --full-scan`).
-        #[arg(long)]
-        full_scan: bool,
+        #[command(flatten)]
+        query: commands::cql::QueryArgs,
         /// Run the query and show each operator's actual output and time.
         #[arg(long)]
         analyze: bool,
+    },
+    /// Run one SQL statement over a database: tables games, tags, positions, moves,
+    /// comments; cql('QUERY') as a table of matched positions; fen(), san(), material(),
+    /// on_square() (see docs/sql.md).
+    Sql {
+        /// The statement, e.g. "SELECT white, count(*) FROM games GROUP BY 1 ORDER BY 2 DESC".
+        statement: String,
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// table (a box table), csv (RFC 4180, a header row), json (an object per line) or
+        /// parquet (zstd; needs -o).
+        #[arg(long, default_value = "table", value_parser = commands::sql::parse_format)]
+        format: cqldb_sql::SqlFormat,
+        /// Write to this file instead of the standard output (.zst, .gz, .bz2 compress).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// An SQL shell over a database: line editing, history, multi-line statements ending
+    /// with ';', .help for its dot commands.
+    Shell {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
     },
     /// GTQL over search-tree logs or indexed game trees.
     ///
@@ -409,71 +380,33 @@ fn main() -> std::process::ExitCode {
             ),
         }),
         Command::Cql {
-            file,
-            cql,
-            pgn,
-            db,
+            query,
             output,
-            variations,
-            mainline,
-            virtualmainline,
-            gamenumber,
-            matchcount,
-            silent,
-            matchstring,
             count,
             format,
-            full_scan,
-            extra,
         } => commands::cql::run(commands::cql::Args {
-            file,
-            cql,
-            pgn,
-            db,
+            query,
             output,
-            variations,
-            mainline,
-            virtualmainline,
-            gamenumber,
-            matchcount,
-            silent,
-            matchstring,
             count,
             format,
-            full_scan,
             explain: false,
             analyze: false,
-            extra,
         }),
-        Command::Explain {
-            file,
-            cql,
-            db,
-            pgn,
-            variations,
-            gamenumber,
-            full_scan,
-            analyze,
-        } => commands::cql::run(commands::cql::Args {
-            file,
-            cql,
-            pgn,
-            db,
+        Command::Explain { query, analyze } => commands::cql::run(commands::cql::Args {
+            query,
             output: None,
-            variations,
-            mainline: false,
-            virtualmainline: false,
-            gamenumber,
-            matchcount: Vec::new(),
-            silent: false,
-            matchstring: None,
             count: true,
             format: cqldb::cql::MatchFormat::Pgn,
-            full_scan,
             explain: true,
             analyze,
-            extra: commands::cql::ReferenceOptions::default(),
         }),
+        Command::Sql {
+            statement,
+            db,
+            format,
+            output,
+        } => commands::sql::run(&db, &statement, format, output.as_ref()),
+        Command::Shell { db } => commands::shell::run(&db),
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),
         Command::Positions { db, game } => commands::positions::run(&db, game),

@@ -18,8 +18,8 @@ use crate::sink::{GameOut, Sink, Summary};
 use crate::source::{game_from_pgn, game_from_rows};
 use crate::{Engine, Game, GameMatch};
 
-/// Where the games come from.
-pub enum Source<'a> {
+/// Where the games come from, opened (see [`crate::query::Source`] for what a request names).
+pub enum Opened<'a> {
     /// A PGN input (file, compressed file or stdin), read on the fly.
     Pgn(&'a Input),
     /// A database.
@@ -34,22 +34,22 @@ pub struct ExecOptions {
 }
 
 /// Runs `plan` over `source` into `sink` and returns what the run found.
-pub fn execute(plan: PhysicalPlan, source: &Source<'_>, sink: Sink<'_>) -> Result<Summary> {
+pub fn execute(plan: PhysicalPlan, source: &Opened<'_>, sink: Sink<'_>) -> Result<Summary> {
     execute_with(plan, source, sink, ExecOptions::default())
 }
 
 /// [`execute`] with options.
 pub fn execute_with(
     plan: PhysicalPlan,
-    source: &Source<'_>,
+    source: &Opened<'_>,
     mut sink: Sink<'_>,
     opts: ExecOptions,
 ) -> Result<Summary> {
     let mut engine = Engine::new((*plan.query).clone(), plan.variations);
     engine.comments = sink.writes();
     match source {
-        Source::Pgn(input) => run_pgn(input, &mut engine, &mut sink)?,
-        Source::Db(db) => {
+        Opened::Pgn(input) => run_pgn(input, &mut engine, &mut sink)?,
+        Opened::Db(db) => {
             // A database file that shrinks under the run reads as zeros (see
             // `cqldb_storage::mapped`): the sink stops at the next game, and the run is an
             // error naming the file, whether it ended or a library panicked on the zeros.
@@ -291,6 +291,7 @@ fn run_db(
     let threads = rayon::current_num_threads().max(1);
     let opts = sink.writes().then(|| sink.opts.clone());
     let format = sink.format;
+    let keep_positions = sink.keep_positions;
     let work = |(first, seg, games): &(u64, &cqldb_storage::Segment, roaring::RoaringBitmap)| {
         let mut e = engine.fork();
         // Sized once: growing it a game at a time was a tenth of a material scan's time.
@@ -299,7 +300,7 @@ fn run_db(
         seg.for_each_game_in(Some(games), with_text, |local, rows| {
             let game = game_from_rows(first + u64::from(local), rows, with_text, variations);
             let m = e.run_game(&game);
-            match GameOut::of(&game, &m, opts.as_ref(), format) {
+            match GameOut::of(&game, &m, opts.as_ref(), format, keep_positions) {
                 Ok(g) => outs.push(g),
                 Err(err) => failure = Some(err),
             }

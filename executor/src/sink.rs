@@ -29,6 +29,27 @@ pub enum MatchFormat {
     Csv,
 }
 
+impl MatchFormat {
+    /// The names the formats are asked for by.
+    pub const NAMES: [&'static str; 3] = ["pgn", "json", "csv"];
+}
+
+impl std::str::FromStr for MatchFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "pgn" => Ok(Self::Pgn),
+            "json" => Ok(Self::Json),
+            "csv" => Ok(Self::Csv),
+            other => Err(format!(
+                "unknown match format '{other}' (one of {})",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
 /// What a run found.
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -38,6 +59,9 @@ pub struct Summary {
     pub positions: u64,
     /// Numbers of the games written, in output order.
     pub matched: Vec<u64>,
+    /// (game, position id, ply) of every matched position of the selected games, in input
+    /// order; only from a sink [`Sink::keeping_positions`].
+    pub positions_matched: Vec<(u64, u32, u32)>,
     /// `message` output.
     pub messages: Vec<String>,
     /// Games the query could not be fully evaluated on: (game number, why).
@@ -88,6 +112,9 @@ pub struct Sink<'a> {
     /// The count of shrunk-file faults when the run began (over a database): a game is not
     /// taken once a file shrank, as it may have been read from zeros.
     pub(crate) faults_since: Option<u64>,
+    /// Keep each selected game's matched positions in [`Summary::positions_matched`] (SQL's
+    /// `cql()` rows).
+    pub(crate) keep_positions: bool,
 }
 
 /// What one game contributes to the run.
@@ -97,6 +124,8 @@ pub(crate) struct GameOut {
     positions: u64,
     selected: bool,
     matched: usize,
+    /// The matched positions (id, ply), when the sink keeps them.
+    matched_positions: Vec<(u32, u32)>,
     sort_values: Vec<Option<cqldb_planner::eval::context::SortValue>>,
     text: Vec<u8>,
     messages: Vec<String>,
@@ -111,6 +140,7 @@ impl GameOut {
         m: &GameMatch,
         opts: Option<&OutputOptions>,
         format: MatchFormat,
+        keep_positions: bool,
     ) -> Result<Self> {
         let mut text = Vec::new();
         if let (true, Some(opts)) = (m.selected, opts) {
@@ -125,6 +155,14 @@ impl GameOut {
             positions: visited(game),
             selected: m.selected,
             matched: m.matched.len(),
+            matched_positions: if keep_positions && m.selected {
+                m.matched
+                    .iter()
+                    .map(|&id| (id, game.positions[id as usize].ply))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             sort_values: m.sort_values.clone(),
             text,
             messages: m.messages.clone(),
@@ -152,7 +190,14 @@ impl<'a> Sink<'a> {
             sorted: crate::sorted::Sorted::of(query),
             query: std::sync::Arc::new(query.clone()),
             faults_since: None,
+            keep_positions: false,
         })
+    }
+
+    /// Also keeps each selected game's matched positions (see [`Summary::positions_matched`]).
+    pub fn keeping_positions(mut self) -> Self {
+        self.keep_positions = true;
+        self
     }
 
     /// Whether selected games are written (not only counted).
@@ -163,7 +208,13 @@ impl<'a> Sink<'a> {
     /// Takes one evaluated game.
     pub fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
         let writing = self.out.is_some();
-        let g = GameOut::of(game, m, writing.then_some(&self.opts), self.format)?;
+        let g = GameOut::of(
+            game,
+            m,
+            writing.then_some(&self.opts),
+            self.format,
+            self.keep_positions,
+        )?;
         self.accept(g)
     }
 
@@ -187,6 +238,12 @@ impl<'a> Sink<'a> {
         if !g.selected {
             return Ok(());
         }
+        let number = g.number;
+        self.summary.positions_matched.extend(
+            g.matched_positions
+                .iter()
+                .map(|&(id, ply)| (number, id, ply)),
+        );
         if let Some(sorted) = self.sorted.as_mut() {
             let keys = crate::sorted::Sorted::keys(&self.query, g.matched, &g.sort_values);
             sorted.push(keys, g.number, &g.text)?;

@@ -77,6 +77,15 @@ pub enum BenchCommand {
         #[arg(long)]
         db: PathBuf,
     },
+    /// A fixed set of SQL statements with filter pushdown and without it, in one process.
+    Sql {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Most timed runs per statement with pushdown (each gets about 3 s).
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
 }
 
 /// Runs a benchmark.
@@ -89,6 +98,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
         } => ingest(inputs, threads.map(|t| t as usize), db, runs),
         BenchCommand::Scan { db } => scan(&db),
+        BenchCommand::Sql { db, runs } => super::bench_sql::run(&db, runs),
         BenchCommand::Query {
             db,
             runs,

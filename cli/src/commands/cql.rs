@@ -169,31 +169,65 @@ impl ReferenceOptions {
     }
 }
 
-/// Options of `cqldb cql` (the reference program's names are accepted too).
-pub struct Args {
+/// The query and how it runs, as `cql` and `explain` both take them (the reference program's
+/// single-dash names are accepted too).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct QueryArgs {
+    /// The .cql file (optional with --cql).
     pub file: Option<PathBuf>,
+    /// Filters added to the query body (`-cql "..."`).
+    #[arg(long)]
     pub cql: Option<String>,
+    /// PGN input read on the fly (plain, .zst, .gz, .bz2, - for stdin).
+    #[arg(long, short = 'i', alias = "input")]
     pub pgn: Option<String>,
+    /// Database to query instead.
+    #[arg(long)]
     pub db: Option<PathBuf>,
-    pub output: Option<PathBuf>,
+    /// Evaluate every game, using no index scan (the baseline of planned runs).
+    #[arg(long)]
+    pub full_scan: bool,
+    /// Visit variations too.
+    #[arg(long)]
     pub variations: bool,
+    /// Visit the main line only (overrides the header).
+    #[arg(long)]
     pub mainline: bool,
+    /// Only positions on the virtual main line (implies --variations).
+    #[arg(long)]
     pub virtualmainline: bool,
+    /// Only games numbered N (to M).
+    #[arg(long, short = 'g', num_args = 1..=2)]
     pub gamenumber: Vec<i64>,
+    /// Output a game only if N (to M) positions match.
+    #[arg(long, num_args = 1..=2)]
     pub matchcount: Vec<i64>,
+    /// No annotations in the output.
+    #[arg(long)]
     pub silent: bool,
+    /// Comment put after matched positions (default CQL).
+    #[arg(long)]
     pub matchstring: Option<String>,
+    #[command(flatten)]
+    pub extra: ReferenceOptions,
+}
+
+/// `--format`: the executor's names of its match formats.
+pub fn parse_format(s: &str) -> Result<MatchFormat, String> {
+    s.parse()
+}
+
+/// Options of `cqldb cql` and `cqldb explain`.
+pub struct Args {
+    pub query: QueryArgs,
+    pub output: Option<PathBuf>,
     /// Count only: no output file.
     pub count: bool,
     pub format: MatchFormat,
-    /// No index scans (`--full-scan`).
-    pub full_scan: bool,
     /// Print the plan instead of the games (`cqldb explain`); with `analyze`, after running
     /// it with every operator measured.
     pub explain: bool,
     pub analyze: bool,
-    /// The reference program's other options.
-    pub extra: ReferenceOptions,
 }
 
 /// Whether `-cql` text opens with a `cql(...)` header.
@@ -211,7 +245,8 @@ fn range(v: &[i64]) -> Option<(i64, i64)> {
     }
 }
 
-pub fn run(a: Args) -> Result<ExitCode> {
+pub fn run(args: Args) -> Result<ExitCode> {
+    let a = &args.query;
     if a.extra.version {
         outln!("cqldb {} (reads CQL 6.2)", env!("CARGO_PKG_VERSION"));
         return Ok(ExitCode::SUCCESS);
@@ -289,14 +324,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // `-o`, else the header's `output`, else (as the reference program does) `NAME-out.pgn`
     // in the current directory, NAME being the query file's name without its path and
     // extension; `--count` writes nothing.
-    let output = if a.count || a.explain {
+    let output = if args.count || args.explain {
         None
     } else {
         Some(
-            a.output
+            args.output
                 .clone()
                 .or_else(|| parsed.header.output.as_ref().map(PathBuf::from))
-                .unwrap_or_else(|| default_output(a.file.as_deref(), a.format)),
+                .unwrap_or_else(|| default_output(a.file.as_deref(), args.format)),
         )
     };
     if let Some(out) = &output {
@@ -305,9 +340,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let run = CqlRun {
         query,
         query_name: name,
+        prepared: Some(parsed),
         source,
         output: output.clone(),
-        format: a.format,
+        format: args.format,
         variations: a.variations || a.virtualmainline,
         mainline: a.mainline,
         gamenumber: range(&a.gamenumber),
@@ -315,7 +351,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         silent: a.silent,
         matchstring: a.matchstring.clone(),
         full_scan: a.full_scan,
-        analyze: a.analyze,
+        analyze: args.analyze,
+        positions: false,
         options: cqldb::cql::QueryOptions {
             transform: a.extra.transform()?,
             quiet: a.extra.quiet,
@@ -326,7 +363,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             file_dir: a.extra.files.clone(),
         },
     };
-    if a.explain && !a.analyze {
+    if args.explain && !args.analyze {
         return match cqldb::cql::plan(&run).and_then(|plan| cqldb::cql::explain(&run, &plan, None))
         {
             Ok(text) => {
@@ -377,7 +414,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         super::count_of(summary.positions, "position"),
         secs,
     );
-    if a.explain
+    if args.explain
         && let Some(plan) = &summary.plan
     {
         out!("{}", cqldb::cql::explain(&run, plan, Some(&summary.stats))?);
@@ -386,7 +423,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             summary.matched.len(),
             secs * 1e3
         );
-    } else if a.count {
+    } else if args.count {
         outln!("{}", summary.matched.len());
     }
     if a.extra.showmatches {

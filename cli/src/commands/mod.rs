@@ -40,6 +40,7 @@ pub fn write_err(args: std::fmt::Arguments<'_>) -> anyhow::Result<()> {
 
 pub mod bench;
 pub mod bench_query;
+pub mod bench_sql;
 pub mod check;
 pub mod cql;
 pub mod demo;
@@ -49,7 +50,9 @@ pub mod index;
 pub mod info;
 mod peak_rss;
 pub mod positions;
+pub mod shell;
 pub mod show;
+pub mod sql;
 pub mod tags;
 
 /// `n` with its noun, singular for one: `1 game`, `2 games`.

@@ -1,52 +1,47 @@
-//! A CQL query as the command line states it ([`CqlRun`]): the query text merged with the
-//! reference program's options into a logical plan, optimized, and handed to the executor's
-//! one entry point (`cqldb_executor::execute`) with its source and sink.
+//! Running a CQL query, the library's entry point for every interface (the `cqldb` binary,
+//! SQL's `cql()` table function, the tests and the benchmarks): a [`CqlRun`] states the query
+//! text, the reference program's options, the source of the games and where matches go; it is
+//! parsed once, merged into a logical plan (which also decides whether variations are
+//! visited), optimized, and handed to [`crate::execute`] with its source and sink.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
-use cqldb_executor::Game;
-use cqldb_executor::estimate::estimate;
-use cqldb_executor::execute::{ExecOptions, Source as ExecSource, execute_games, execute_with};
-use cqldb_executor::sink::{self, Sink, open_output};
 use cqldb_indexer::Input;
 use cqldb_planner::plan::rules::optimize;
 use cqldb_planner::plan::{LogicalPlan, PhysicalPlan, RunStats, SinkKind};
 use cqldb_storage::Database;
 
+use crate::Game;
+use crate::estimate::estimate;
+use crate::execute::{ExecOptions, Opened, execute_games, execute_with};
+pub use crate::sink::MatchFormat;
+use crate::sink::{self, Sink, open_output};
+
 /// Where the games come from.
 pub enum Source {
     /// A PGN input (file, compressed file or stdin), read on the fly.
     Pgn(Input),
-    /// A cqldb database.
+    /// A cqldb database, opened for the run.
     Db(PathBuf),
-    /// A database already open (repeated queries: benchmarks, a server).
+    /// A database already open (repeated queries: benchmarks, SQL, a server).
     Open(std::sync::Arc<Database>),
 }
 
-/// How matching games are written (the command line's `--format`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum MatchFormat {
-    /// PGN, as the reference CQL program writes it.
-    #[default]
-    Pgn,
-    /// One JSON object per matching game and line (number, roster tags, the matched
-    /// positions with ply, FEN and SAN).
-    Json,
-    /// One CSV row per matching game, with a header line.
-    Csv,
-}
+/// A request that cannot be run as stated (a missing directory, options that contradict):
+/// the binary exits with 2 for it, as for its argument parser's errors, and with 1 for a query
+/// or data error.
+#[derive(Debug)]
+pub struct Usage(pub String);
 
-impl From<MatchFormat> for sink::MatchFormat {
-    fn from(f: MatchFormat) -> Self {
-        match f {
-            MatchFormat::Pgn => Self::Pgn,
-            MatchFormat::Json => Self::Json,
-            MatchFormat::Csv => Self::Csv,
-        }
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
+
+impl std::error::Error for Usage {}
 
 /// A query run, with the reference program's options.
 pub struct CqlRun {
@@ -54,6 +49,9 @@ pub struct CqlRun {
     pub query: String,
     /// Name for diagnostics (file name or `-cql`).
     pub query_name: String,
+    /// The query text already parsed (with the `assign` options), when the caller had to read
+    /// its header first: it is not parsed again.
+    pub prepared: Option<cqldb_planner::Query>,
     /// Games to read.
     pub source: Source,
     /// Output file (`None` = none: counting only; `-` = stdout; `.zst` / `.gz` compress).
@@ -76,6 +74,9 @@ pub struct CqlRun {
     pub full_scan: bool,
     /// Measure every operator (`EXPLAIN ANALYZE`).
     pub analyze: bool,
+    /// Keep the matched positions, not only the games (SQL's `cql()` rows): every candidate
+    /// game is evaluated, even where the index alone could count the games.
+    pub positions: bool,
     /// What the reference program's other options set.
     pub options: QueryOptions,
 }
@@ -106,6 +107,7 @@ impl CqlRun {
         Self {
             query: query.into(),
             query_name: "query".into(),
+            prepared: None,
             source,
             output: None,
             format: MatchFormat::Pgn,
@@ -117,6 +119,7 @@ impl CqlRun {
             matchstring: None,
             full_scan: false,
             analyze: false,
+            positions: false,
             options: QueryOptions::default(),
         }
     }
@@ -151,7 +154,7 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
     Ok(LogicalPlan {
         query: std::sync::Arc::new(query),
         variations,
-        sink: if r.output.is_some() {
+        sink: if r.output.is_some() || r.positions {
             SinkKind::Games
         } else {
             SinkKind::Count
@@ -162,8 +165,11 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
 }
 
 fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
-    let mut query = cqldb_planner::parse_with_assignments(&r.query, &r.options.assign)
-        .map_err(|e| anyhow!("{:?}", e.report(&r.query_name, &r.query)))?;
+    let mut query = match &r.prepared {
+        Some(q) => q.clone(),
+        None => cqldb_planner::parse_with_assignments(&r.query, &r.options.assign)
+            .map_err(|e| anyhow!("{:?}", e.report(&r.query_name, &r.query)))?,
+    };
     if let Some(g) = r.gamenumber {
         query.header.gamenumber = Some(g);
     }
@@ -186,7 +192,7 @@ fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
     query.header.no_settag |= o.no_settag;
     if let Some(dir) = &o.file_dir {
         if !dir.is_dir() {
-            return Err(crate::Usage(format!("--files {}: not a directory", dir.display())).into());
+            return Err(Usage(format!("--files {}: not a directory", dir.display())).into());
         }
         query.header.file_dir = Some(dir.clone());
     }
@@ -233,14 +239,17 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
         None => None,
         Some(p) => Some(open_output(p)?),
     };
-    let sink = Sink::new(&plan.query, out, r.format.into())?;
+    let mut sink = Sink::new(&plan.query, out, r.format)?;
+    if r.positions {
+        sink = sink.keeping_positions();
+    }
     let opts = ExecOptions { analyze: r.analyze };
     match &r.source {
-        Source::Pgn(input) => execute_with(plan, &ExecSource::Pgn(input), sink, opts),
+        Source::Pgn(input) => execute_with(plan, &Opened::Pgn(input), sink, opts),
         Source::Db(dir) => {
             let db = Database::open(dir)?;
-            execute_with(plan, &ExecSource::Db(&db), sink, opts)
+            execute_with(plan, &Opened::Db(&db), sink, opts)
         }
-        Source::Open(db) => execute_with(plan, &ExecSource::Db(db), sink, opts),
+        Source::Open(db) => execute_with(plan, &Opened::Db(db), sink, opts),
     }
 }

@@ -1,0 +1,87 @@
+//! `cql('QUERY')`: a CQL query as a table of the positions it matches — `game`, `position`,
+//! `ply` — planned and run by the CQL engine, to join with the other tables:
+//!
+//! ```sql
+//! SELECT g.white, count(*) FROM cql('mate') m JOIN games g USING (game) GROUP BY 1 ORDER BY 2 DESC
+//! ```
+//!
+//! QUERY is a CQL body (`mate flipcolor {...}`) or a whole query with its header
+//! (`cql(variations) mate`): without a header, the main line is searched, as CQL does. The
+//! query runs when the SQL statement is planned.
+
+use std::sync::Arc;
+
+use cqldb_executor::query::{CqlRun, Source};
+use cqldb_storage::Database;
+use datafusion::arrow::array::{ArrayRef, Int64Array};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
+use datafusion::common::{DataFusionError, Result, ScalarValue};
+use datafusion::datasource::MemTable;
+use datafusion::logical_expr::Expr;
+
+use crate::provider::df_error;
+
+/// The `cql` table function over one database.
+pub struct CqlFunction {
+    db: Arc<Database>,
+}
+
+impl std::fmt::Debug for CqlFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CqlFunction")
+    }
+}
+
+impl CqlFunction {
+    pub fn new(db: Arc<Database>) -> Self {
+        Self { db }
+    }
+}
+
+/// The matched positions of `query` over `db`: (game, position id, ply), in game order.
+pub fn matched_positions(db: &Arc<Database>, query: &str) -> anyhow::Result<Vec<(u64, u32, u32)>> {
+    let text = if query.trim_start().starts_with("cql") && query.contains('(') {
+        query.to_owned()
+    } else {
+        format!("cql()\n{query}")
+    };
+    let mut run = CqlRun::new(text, Source::Open(db.clone()));
+    run.query_name = "cql()".into();
+    run.positions = true;
+    Ok(cqldb_executor::query::run(&run)?.positions_matched)
+}
+
+impl TableFunctionImpl for CqlFunction {
+    fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
+        let query = match args.exprs() {
+            [Expr::Literal(ScalarValue::Utf8(Some(q)) | ScalarValue::Utf8View(Some(q)), _)] => {
+                q.clone()
+            }
+            _ => {
+                return Err(DataFusionError::Plan(
+                    "cql() takes one string: the CQL query, e.g. cql('mate')".into(),
+                ));
+            }
+        };
+        let rows = matched_positions(&self.db, &query).map_err(df_error)?;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("game", DataType::Int64, false),
+            Field::new("position", DataType::Int64, false),
+            Field::new("ply", DataType::Int64, false),
+        ]));
+        let col = |f: fn(&(u64, u32, u32)) -> i64| -> ArrayRef {
+            Arc::new(rows.iter().map(f).collect::<Int64Array>())
+        };
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                col(|r| r.0 as i64),
+                col(|r| i64::from(r.1)),
+                col(|r| i64::from(r.2)),
+            ],
+        )?;
+        Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
+    }
+}

@@ -1,0 +1,146 @@
+//! The games a scan reads: game numbers (all, or a pushed-down list) cut into chunks, each
+//! chunk decoded from its segments' blocks in one pass (a block is decompressed once for all
+//! the chunk's games in it).
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use cqldb_executor::Game;
+use cqldb_executor::source::game_from_rows;
+use cqldb_storage::{Database, GameInfo};
+
+/// A decoded game with its provenance.
+pub struct Decoded {
+    /// Its whole tree (variations included), tags, comments and NAGs when read with text.
+    pub game: Game,
+    /// Source file and line, problems recorded.
+    pub info: GameInfo,
+}
+
+/// Which games a scan reads.
+#[derive(Clone, Debug)]
+pub enum GameSet {
+    /// Numbers `from..to` (1-based, `to` exclusive).
+    Range(u64, u64),
+    /// These numbers, ascending.
+    List(Arc<Vec<u64>>, usize, usize),
+}
+
+impl GameSet {
+    /// How many games.
+    pub fn len(&self) -> u64 {
+        match self {
+            Self::Range(a, b) => b.saturating_sub(*a),
+            Self::List(_, a, b) => (b - a) as u64,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The set cut into `parts` consecutive pieces (the scan's partitions).
+    pub fn split(&self, parts: usize) -> Vec<GameSet> {
+        let parts = parts.max(1) as u64;
+        let n = self.len();
+        let step = n.div_ceil(parts).max(1);
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < n {
+            let end = (at + step).min(n);
+            out.push(match self {
+                Self::Range(a, _) => Self::Range(a + at, a + end),
+                Self::List(l, a, _) => Self::List(l.clone(), a + at as usize, a + end as usize),
+            });
+            at = end;
+        }
+        out
+    }
+
+    /// Takes the next `n` game numbers off the front.
+    fn take(&mut self, n: u64) -> Vec<u64> {
+        match self {
+            Self::Range(a, b) => {
+                let end = (*a + n).min(*b);
+                let out = (*a..end).collect();
+                *a = end;
+                out
+            }
+            Self::List(l, a, b) => {
+                let end = (*a + n as usize).min(*b);
+                let out = l[*a..end].to_vec();
+                *a = end;
+                out
+            }
+        }
+    }
+}
+
+/// Games per decoded chunk (one record batch of the `games` table).
+pub const CHUNK_GAMES: u64 = 512;
+
+/// Decodes the games of `set` a chunk at a time.
+pub struct Chunks {
+    db: Arc<Database>,
+    set: GameSet,
+    with_text: bool,
+}
+
+impl Chunks {
+    pub fn new(db: Arc<Database>, set: GameSet, with_text: bool) -> Self {
+        Self { db, set, with_text }
+    }
+
+    /// The next chunk's games, in order; `None` when every game was read.
+    pub fn next_chunk(&mut self) -> Option<Result<Vec<Decoded>>> {
+        let numbers = self.set.take(CHUNK_GAMES);
+        if numbers.is_empty() {
+            return None;
+        }
+        Some(decode(&self.db, &numbers, self.with_text))
+    }
+}
+
+/// Decodes the games numbered `numbers` (ascending, 1-based); numbers past the end are skipped.
+pub fn decode(db: &Database, numbers: &[u64], with_text: bool) -> Result<Vec<Decoded>> {
+    let mut out = Vec::with_capacity(numbers.len());
+    let mut first = 1u64;
+    let mut rest = numbers;
+    for (entry, seg) in db.segments() {
+        let end = first + entry.games;
+        let here = rest.partition_point(|&g| g < end);
+        let (mine, later) = rest.split_at(here);
+        rest = later;
+        if !mine.is_empty() {
+            let locals: roaring::RoaringBitmap = mine
+                .iter()
+                .filter(|&&g| g >= first)
+                .map(|&g| (g - first) as u32)
+                .collect();
+            let mut failure = None;
+            seg.for_each_game_in(Some(&locals), with_text, |local, rows| {
+                match seg.game_info(local) {
+                    Ok(info) => out.push(Decoded {
+                        game: game_from_rows(first + u64::from(local), rows, with_text, true),
+                        info,
+                    }),
+                    Err(e) => failure = Some(e),
+                }
+                Ok(())
+            })?;
+            if let Some(e) = failure {
+                return Err(e.into());
+            }
+        }
+        first = end;
+        if rest.is_empty() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The number of games in the database.
+pub fn game_count(db: &Database) -> u64 {
+    db.segments().map(|(e, _)| e.games).sum()
+}

@@ -1,0 +1,379 @@
+//! A table of a cqldb database as a DataFusion `TableProvider`: pushed filters become one CQL
+//! query planned by the CQL planner ([`crate::pushdown`]); the scan reads only the games (and
+//! positions) it matched, a chunk of games at a time, one stream per partition, and computes
+//! only the projected columns. Its `EXPLAIN` line says what was pushed and the CQL plan beneath.
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use cqldb_executor::query::{CqlRun, Source};
+use cqldb_storage::Database;
+use datafusion::arrow::array::RecordBatchOptions;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::TableType;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
+
+use crate::decode::{Chunks, GameSet, game_count};
+use crate::pushdown::{Piece, Pushed, piece};
+use crate::selection::Selection;
+use crate::tables::Table;
+
+/// One table over an open database.
+pub struct ChessTable {
+    table: Table,
+    db: Arc<Database>,
+    /// Push filters to the index (off: the differential tests' baseline).
+    pushdown: bool,
+}
+
+impl fmt::Debug for ChessTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChessTable({})", self.table.name())
+    }
+}
+
+impl ChessTable {
+    pub fn new(table: Table, db: Arc<Database>, pushdown: bool) -> Self {
+        Self {
+            table,
+            db,
+            pushdown,
+        }
+    }
+}
+
+pub(crate) fn df_error(e: anyhow::Error) -> DataFusionError {
+    DataFusionError::External(e.into())
+}
+
+#[async_trait]
+impl TableProvider for ChessTable {
+    fn schema(&self) -> SchemaRef {
+        self.table.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| match (self.pushdown, piece(self.table, f)) {
+                (true, Some(Piece::Cql(_))) if self.table == Table::Games => {
+                    // CQL matches at positions, and a game whose moves could not be set up
+                    // has none: such games are added to the candidates and DataFusion
+                    // filters the candidates again.
+                    TableProviderFilterPushDown::Inexact
+                }
+                (true, Some(_)) => TableProviderFilterPushDown::Exact,
+                (false, _) | (true, None) => TableProviderFilterPushDown::Unsupported,
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let pushed = Pushed::of(self.table, filters);
+        let found = find(&self.db, self.table, &pushed).map_err(df_error)?;
+        let full = self.table.schema();
+        let columns: Vec<usize> = projection
+            .cloned()
+            .unwrap_or_else(|| (0..full.fields().len()).collect());
+        let schema = Arc::new(full.project(&columns)?);
+        let parts = found.games.split(state.config().target_partitions());
+        let with_text = self.table.needs_text(&columns);
+        let partitions: Vec<Arc<dyn PartitionStream>> = parts
+            .into_iter()
+            .map(|set| {
+                Arc::new(ChunkStream {
+                    table: self.table,
+                    db: self.db.clone(),
+                    set,
+                    keep: found.keep.clone(),
+                    columns: columns.clone(),
+                    schema: schema.clone(),
+                    with_text,
+                }) as Arc<dyn PartitionStream>
+            })
+            .collect();
+        let exec = StreamingTableExec::try_new(schema, partitions, None, [], false, limit)?;
+        Ok(Arc::new(ChessScanExec {
+            inner: Arc::new(exec),
+            table: self.table,
+            description: found.description,
+        }))
+    }
+}
+
+/// What the pushed filters found.
+struct Found {
+    games: GameSet,
+    keep: Selection,
+    description: String,
+}
+
+/// Runs the pushed filters' CQL query (if any) for the games and positions to read.
+fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Found> {
+    let end = game_count(db) + 1;
+    let (lo, hi) = (pushed.lo.max(1), pushed.hi.saturating_add(1).min(end));
+    let in_range = |g: &u64| (lo..hi).contains(g);
+    let list = pushed
+        .list
+        .as_ref()
+        .map(|l| l.iter().copied().filter(in_range).collect::<Vec<u64>>());
+    let range_text = if (lo, hi) == (1, end) {
+        String::new()
+    } else {
+        format!(" games {lo}..{}", hi.saturating_sub(1))
+    };
+    if hi <= lo {
+        return Ok(Found {
+            description: format!("pushed:{range_text} (no game)"),
+            games: GameSet::List(Arc::new(Vec::new()), 0, 0),
+            keep: Selection::Every,
+        });
+    }
+    if pushed.cql.is_empty() {
+        let games = match list {
+            Some(l) => {
+                let n = l.len();
+                GameSet::List(Arc::new(l), 0, n)
+            }
+            None => GameSet::Range(lo, hi),
+        };
+        return Ok(Found {
+            description: format!("pushed:{range_text} {}", list_text(&pushed.list)),
+            games,
+            keep: Selection::Every,
+        });
+    }
+    let body = pushed.cql.join("\n");
+    let positions = matches!(table, Table::Positions | Table::Moves);
+    let mut run = CqlRun::new(format!("cql(variations)\n{body}"), Source::Open(db.clone()));
+    run.query_name = "pushed filters".into();
+    run.positions = positions;
+    run.variations = true;
+    run.gamenumber = Some((lo as i64, (hi - 1) as i64));
+    let plan = cqldb_executor::query::plan(&run)?;
+    let plan_text = plan.explain(&run.query, &[], None);
+    let summary = cqldb_executor::query::run_plan(&run, plan)?;
+    let mut matched = summary.matched;
+    if table == Table::Games {
+        matched.extend(games_without_positions(db, lo, hi));
+    }
+    matched.sort_unstable();
+    matched.dedup();
+    if let Some(l) = &list {
+        matched.retain(|g| l.binary_search(g).is_ok());
+    }
+    let keep = if positions {
+        let mut map: std::collections::HashMap<u64, Vec<u32>> = Default::default();
+        for (g, id, _) in summary.positions_matched {
+            map.entry(g).or_default().push(id);
+        }
+        for ids in map.values_mut() {
+            ids.sort_unstable();
+        }
+        Selection::Positions(Arc::new(map))
+    } else {
+        Selection::Every
+    };
+    let n = matched.len();
+    Ok(Found {
+        description: format!(
+            "pushed:{range_text} {} cql=`{}` games={n}\n{}",
+            list_text(&pushed.list),
+            body.replace('\n', " "),
+            indent(&plan_text)
+        ),
+        games: GameSet::List(Arc::new(matched), 0, n),
+        keep,
+    })
+}
+
+/// The games numbered `lo..hi` that have no position (their setup could not be read), which
+/// no CQL filter can match.
+fn games_without_positions(db: &Database, lo: u64, hi: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut first = 1u64;
+    for (entry, seg) in db.segments() {
+        let end = first + entry.games;
+        if first < hi && lo < end {
+            let starts = seg.game_starts();
+            for (i, w) in starts.windows(2).enumerate() {
+                let g = first + i as u64;
+                if w[0] == w[1] && (lo..hi).contains(&g) {
+                    out.push(g);
+                }
+            }
+        }
+        first = end;
+    }
+    out
+}
+
+fn list_text(list: &Option<Vec<u64>>) -> String {
+    match list {
+        Some(l) => format!("game in {} numbers", l.len()),
+        None => String::new(),
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("      {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One partition's games, decoded a chunk at a time into record batches.
+struct ChunkStream {
+    table: Table,
+    db: Arc<Database>,
+    set: GameSet,
+    keep: Selection,
+    columns: Vec<usize>,
+    schema: SchemaRef,
+    with_text: bool,
+}
+
+impl fmt::Debug for ChunkStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChunkStream({}, {:?})", self.table.name(), self.set)
+    }
+}
+
+impl PartitionStream for ChunkStream {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.with_text);
+        let (table, keep, columns, schema) = (
+            self.table,
+            self.keep.clone(),
+            self.columns.clone(),
+            self.schema.clone(),
+        );
+        let batches = std::iter::from_fn(move || {
+            let games = chunks.next_chunk()?;
+            Some(
+                games
+                    .and_then(|games| batch(table, &games, &keep, &columns, &schema))
+                    .map_err(df_error),
+            )
+        });
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::iter(batches),
+        ))
+    }
+}
+
+fn batch(
+    table: Table,
+    games: &[crate::decode::Decoded],
+    keep: &Selection,
+    columns: &[usize],
+    schema: &SchemaRef,
+) -> anyhow::Result<RecordBatch> {
+    if columns.is_empty() {
+        // `count(*)`: no column, only the number of rows (that of the first column).
+        let rows = table.arrays(games, keep, &[0])?[0].len();
+        let opts = RecordBatchOptions::new().with_row_count(Some(rows));
+        return Ok(RecordBatch::try_new_with_options(
+            schema.clone(),
+            Vec::new(),
+            &opts,
+        )?);
+    }
+    Ok(RecordBatch::try_new(
+        schema.clone(),
+        table.arrays(games, keep, columns)?,
+    )?)
+}
+
+/// The scan as EXPLAIN shows it: the table, what was pushed and the CQL plan that answered it.
+#[derive(Debug)]
+struct ChessScanExec {
+    inner: Arc<dyn ExecutionPlan>,
+    table: Table,
+    description: String,
+}
+
+impl DisplayAs for ChessScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "CqldbScan: table={} {}",
+            self.table.name(),
+            self.description
+        )
+    }
+}
+
+impl ExecutionPlan for ChessScanExec {
+    fn name(&self) -> &str {
+        "CqldbScan"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        self.inner.properties()
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        Vec::new()
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if children.is_empty() {
+            Ok(self)
+        } else {
+            Err(DataFusionError::Internal(
+                "a cqldb scan has no children".into(),
+            ))
+        }
+    }
+
+    fn fetch(&self) -> Option<usize> {
+        self.inner.fetch()
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        ctx: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        self.inner.execute(partition, ctx)
+    }
+}
