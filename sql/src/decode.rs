@@ -79,16 +79,27 @@ impl GameSet {
 /// Games per decoded chunk (one record batch of the `games` table).
 pub const CHUNK_GAMES: u64 = 512;
 
+/// What of a game a scan reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Its tree of positions, without the text.
+    Positions,
+    /// Its tree and its text (tags, comments, NAGs).
+    PositionsAndText,
+    /// Its text alone (tags): no position is decoded, the game's tree is empty.
+    TextOnly,
+}
+
 /// Decodes the games of `set` a chunk at a time.
 pub struct Chunks {
     db: Arc<Database>,
     set: GameSet,
-    with_text: bool,
+    reading: Reading,
 }
 
 impl Chunks {
-    pub fn new(db: Arc<Database>, set: GameSet, with_text: bool) -> Self {
-        Self { db, set, with_text }
+    pub fn new(db: Arc<Database>, set: GameSet, reading: Reading) -> Self {
+        Self { db, set, reading }
     }
 
     /// The next chunk's games, in order; `None` when every game was read.
@@ -97,8 +108,46 @@ impl Chunks {
         if numbers.is_empty() {
             return None;
         }
-        Some(decode(&self.db, &numbers, self.with_text))
+        Some(match self.reading {
+            Reading::Positions => decode(&self.db, &numbers, false),
+            Reading::PositionsAndText => decode(&self.db, &numbers, true),
+            Reading::TextOnly => decode_text(&self.db, &numbers),
+        })
     }
+}
+
+/// The games numbered `numbers` (ascending) with their tags and no positions.
+pub fn decode_text(db: &Database, numbers: &[u64]) -> Result<Vec<Decoded>> {
+    let mut out = Vec::with_capacity(numbers.len());
+    let mut first = 1u64;
+    let mut rest = numbers;
+    for (entry, seg) in db.segments() {
+        let end = first + entry.games;
+        let here = rest.partition_point(|&g| g < end);
+        let (mine, later) = rest.split_at(here);
+        rest = later;
+        if !mine.is_empty() {
+            let locals: roaring::RoaringBitmap = mine
+                .iter()
+                .filter(|&&g| g >= first)
+                .map(|&g| (g - first) as u32)
+                .collect();
+            seg.for_each_game_text_in(&locals, |local, text| {
+                let info = seg.game_info(local)?;
+                let tags = cqldb_indexer::tags::scan_tags(text);
+                out.push(Decoded {
+                    game: Game::new(first + u64::from(local), Vec::new(), tags, true),
+                    info,
+                });
+                Ok(())
+            })?;
+        }
+        first = end;
+        if rest.is_empty() {
+            break;
+        }
+    }
+    Ok(out)
 }
 
 /// Decodes the games numbered `numbers` (ascending, 1-based); numbers past the end are skipped.

@@ -23,7 +23,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
 
-use crate::decode::{Chunks, GameSet, game_count};
+use crate::decode::{Chunks, GameSet, Reading, game_count};
 use crate::pushdown::{Piece, Pushed, piece};
 use crate::selection::Selection;
 use crate::tables::Table;
@@ -100,7 +100,7 @@ impl TableProvider for ChessTable {
             .unwrap_or_else(|| (0..full.fields().len()).collect());
         let schema = Arc::new(full.project(&columns)?);
         let parts = found.games.split(state.config().target_partitions());
-        let with_text = self.table.needs_text(&columns);
+        let reading = self.table.reading(&columns);
         let partitions: Vec<Arc<dyn PartitionStream>> = parts
             .into_iter()
             .map(|set| {
@@ -111,7 +111,7 @@ impl TableProvider for ChessTable {
                     keep: found.keep.clone(),
                     columns: columns.clone(),
                     schema: schema.clone(),
-                    with_text,
+                    reading,
                 }) as Arc<dyn PartitionStream>
             })
             .collect();
@@ -253,7 +253,7 @@ struct ChunkStream {
     keep: Selection,
     columns: Vec<usize>,
     schema: SchemaRef,
-    with_text: bool,
+    reading: Reading,
 }
 
 impl fmt::Debug for ChunkStream {
@@ -268,7 +268,7 @@ impl PartitionStream for ChunkStream {
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.with_text);
+        let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.reading);
         let (table, keep, columns, schema) = (
             self.table,
             self.keep.clone(),

@@ -66,6 +66,12 @@ pub fn needs_text(column: usize) -> bool {
     tag_of(column).is_some()
 }
 
+/// Whether a column is computed from the game's tree (the rest come from the game's columns
+/// and text).
+pub fn needs_positions(column: usize) -> bool {
+    matches!(COLUMNS[column].0, "plies" | "variations")
+}
+
 pub fn arrays(games: &[Decoded], columns: &[usize]) -> Vec<ArrayRef> {
     columns.iter().map(|&c| column(games, c)).collect()
 }
@@ -81,7 +87,7 @@ fn column(games: &[Decoded], c: usize) -> ArrayRef {
         }
         "year" => ints(g.map(|d| tag(d).as_deref().and_then(cqldb_storage::schema::date_year))),
         "plies" => ints(g.map(|d| Some(main_line_plies(d)))),
-        "positions" => ints(g.map(|d| Some(d.game.positions.len() as i64))),
+        "positions" => ints(g.map(|d| Some(i64::from(d.info.positions)))),
         "variations" => ints(g.map(|d| {
             Some(
                 d.game

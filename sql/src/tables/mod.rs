@@ -70,13 +70,25 @@ impl Table {
         ))
     }
 
-    /// Whether the games must be read with their text (tags, comments, NAGs) for `columns`.
-    pub fn needs_text(self, columns: &[usize]) -> bool {
-        match self {
+    /// What of each game the columns `columns` need.
+    pub fn reading(self, columns: &[usize]) -> crate::decode::Reading {
+        use crate::decode::Reading;
+        let text = match self {
             Table::Games => columns.iter().any(|&c| games::needs_text(c)),
             Table::Tags | Table::Comments => true,
             Table::Positions => false,
             Table::Moves => columns.iter().any(|&c| moves::needs_text(c)),
+        };
+        let positions = match self {
+            Table::Games => columns.iter().any(|&c| games::needs_positions(c)),
+            Table::Tags => false,
+            Table::Positions | Table::Moves | Table::Comments => true,
+        };
+        match (positions, text) {
+            (true, true) => Reading::PositionsAndText,
+            (true, false) => Reading::Positions,
+            // A `count(*)` of games still reads the text: it is the cheapest part.
+            (false, _) => Reading::TextOnly,
         }
     }
 

@@ -502,6 +502,35 @@ impl Segment {
         Ok(())
     }
 
+    /// Visits the games in `only` (segment-local numbers, ascending) with their original text
+    /// alone: no position block is decoded (SQL's `games` and `tags` tables when no column
+    /// needs a position). Each text chunk is decompressed once.
+    pub fn for_each_game_text_in(
+        &self,
+        only: &RoaringBitmap,
+        mut f: impl FnMut(u32, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let g = &self.data().games;
+        let games = self.games();
+        let mut chunk_at: Option<u32> = None;
+        let mut chunk_text: Vec<u8> = Vec::new();
+        for i in only.iter().take_while(|&i| i < games) {
+            let at = i as usize;
+            let chunk = g.text_chunk[at].to_native();
+            if chunk_at != Some(chunk) {
+                self.text_chunk_into(chunk, &mut chunk_text)?;
+                chunk_at = Some(chunk);
+            }
+            let s = g.text_offset[at].to_native() as usize;
+            let e = s + g.text_len[at].to_native() as usize;
+            let text = chunk_text
+                .get(s..e)
+                .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
+            f(i, text)?;
+        }
+        Ok(())
+    }
+
     /// Segment-local id of each game's first position, and one past the last game's: game `i`
     /// has positions `starts[i]..starts[i + 1]`. Every index scan needs it: on a little-endian
     /// machine it is the file's column itself, with no copy (copying it out of the file, into
