@@ -116,9 +116,14 @@ impl Chunks {
     }
 }
 
-/// The games numbered `numbers` (ascending) with their tags and no positions.
-pub fn decode_text(db: &Database, numbers: &[u64]) -> Result<Vec<Decoded>> {
-    let mut out = Vec::with_capacity(numbers.len());
+/// Calls `f` for each segment holding some of `numbers` (ascending, 1-based) with the
+/// segment's first game number and those games' segment-local numbers; numbers past the end
+/// are skipped.
+fn for_each_segment_part(
+    db: &Database,
+    numbers: &[u64],
+    mut f: impl FnMut(u64, &cqldb_storage::Segment, &roaring::RoaringBitmap) -> Result<()>,
+) -> Result<()> {
     let mut first = 1u64;
     let mut rest = numbers;
     for (entry, seg) in db.segments() {
@@ -132,60 +137,55 @@ pub fn decode_text(db: &Database, numbers: &[u64]) -> Result<Vec<Decoded>> {
                 .filter(|&&g| g >= first)
                 .map(|&g| (g - first) as u32)
                 .collect();
-            seg.for_each_game_text_in(&locals, |local, text| {
-                let info = seg.game_info(local)?;
-                let tags = cqldb_indexer::tags::scan_tags(text);
-                out.push(Decoded {
-                    game: Game::new(first + u64::from(local), Vec::new(), tags, true),
-                    info,
-                });
-                Ok(())
-            })?;
+            f(first, seg, &locals)?;
         }
         first = end;
         if rest.is_empty() {
             break;
         }
     }
+    Ok(())
+}
+
+/// Decodes the games numbered `numbers` (ascending, 1-based) with their trees (and their text
+/// with `with_text`); numbers past the end are skipped.
+pub fn decode(db: &Database, numbers: &[u64], with_text: bool) -> Result<Vec<Decoded>> {
+    let mut out = Vec::with_capacity(numbers.len());
+    for_each_segment_part(db, numbers, |first, seg, locals| {
+        let mut failure = None;
+        seg.for_each_game_in(Some(locals), with_text, |local, rows| {
+            match seg.game_info(local) {
+                Ok(info) => out.push(Decoded {
+                    game: game_from_rows(first + u64::from(local), rows, with_text, true),
+                    info,
+                }),
+                Err(e) => failure = Some(e),
+            }
+            Ok(())
+        })?;
+        match failure {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    })?;
     Ok(out)
 }
 
-/// Decodes the games numbered `numbers` (ascending, 1-based); numbers past the end are skipped.
-pub fn decode(db: &Database, numbers: &[u64], with_text: bool) -> Result<Vec<Decoded>> {
+/// The games numbered `numbers` (ascending) with their tags and no positions.
+pub fn decode_text(db: &Database, numbers: &[u64]) -> Result<Vec<Decoded>> {
     let mut out = Vec::with_capacity(numbers.len());
-    let mut first = 1u64;
-    let mut rest = numbers;
-    for (entry, seg) in db.segments() {
-        let end = first + entry.games;
-        let here = rest.partition_point(|&g| g < end);
-        let (mine, later) = rest.split_at(here);
-        rest = later;
-        if !mine.is_empty() {
-            let locals: roaring::RoaringBitmap = mine
-                .iter()
-                .filter(|&&g| g >= first)
-                .map(|&g| (g - first) as u32)
-                .collect();
-            let mut failure = None;
-            seg.for_each_game_in(Some(&locals), with_text, |local, rows| {
-                match seg.game_info(local) {
-                    Ok(info) => out.push(Decoded {
-                        game: game_from_rows(first + u64::from(local), rows, with_text, true),
-                        info,
-                    }),
-                    Err(e) => failure = Some(e),
-                }
-                Ok(())
-            })?;
-            if let Some(e) = failure {
-                return Err(e.into());
-            }
-        }
-        first = end;
-        if rest.is_empty() {
-            break;
-        }
-    }
+    for_each_segment_part(db, numbers, |first, seg, locals| {
+        seg.for_each_game_text_in(locals, |local, text| {
+            let info = seg.game_info(local)?;
+            let tags = cqldb_indexer::tags::scan_tags(text);
+            out.push(Decoded {
+                game: Game::new(first + u64::from(local), Vec::new(), tags, true),
+                info,
+            });
+            Ok(())
+        })?;
+        Ok(())
+    })?;
     Ok(out)
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use cqldb::cql::{CqlRun, CqlSummary, Source, run as run_query};
+use cqldb::cql::{CqlRun, Source, run as run_query};
 use cqldb_storage::Database;
 
 /// The benchmark's queries: (what it exercises, CQL body). The first ones the index answers
@@ -90,15 +90,16 @@ fn run_for(body: &str, source: Source, full_scan: bool, output: Option<PathBuf>)
     }
 }
 
-/// Times `f` until `budget` is spent (at least 3 and at most `max` runs); sorted times in ms.
-fn timed(
+/// Times `f` until `budget` is spent (at least 3 and at most `max` runs); sorted times in ms
+/// and the last run's outcome.
+pub(super) fn timed<T: Default>(
     max: usize,
     budget: Duration,
-    mut f: impl FnMut() -> Result<CqlSummary>,
-) -> Result<(Vec<f64>, CqlSummary)> {
+    mut f: impl FnMut() -> Result<T>,
+) -> Result<(Vec<f64>, T)> {
     let start = Instant::now();
     let mut times = Vec::new();
-    let mut last = CqlSummary::default();
+    let mut last = T::default();
     while times.len() < 3 || (times.len() < max && start.elapsed() < budget) {
         let t = Instant::now();
         last = f()?;
@@ -108,7 +109,7 @@ fn timed(
     Ok((times, last))
 }
 
-fn pct(times: &[f64], p: f64) -> f64 {
+pub(super) fn pct(times: &[f64], p: f64) -> f64 {
     times[((times.len() - 1) as f64 * p).round() as usize]
 }
 

@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::bench_query::{pct, timed};
 
 use anyhow::Result;
 use cqldb_sql::{SqlOptions, SqlSession};
@@ -44,27 +46,6 @@ const STATEMENTS: [(&str, &str); 8] = [
         "SELECT san, count(*) FROM moves WHERE game <= 20000 AND position = 1 GROUP BY 1 ORDER BY 2 DESC LIMIT 5",
     ),
 ];
-
-fn timed(
-    max: usize,
-    budget: Duration,
-    mut f: impl FnMut() -> Result<usize>,
-) -> Result<(Vec<f64>, usize)> {
-    let start = Instant::now();
-    let mut times = Vec::new();
-    let mut rows = 0;
-    while times.len() < 3 || (times.len() < max && start.elapsed() < budget) {
-        let t = Instant::now();
-        rows = f()?;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok((times, rows))
-}
-
-fn pct(times: &[f64], p: f64) -> f64 {
-    times[((times.len() - 1) as f64 * p).round() as usize]
-}
 
 pub fn run(db: &Path, runs: usize) -> Result<ExitCode> {
     let database = Arc::new(Database::open(db)?);
