@@ -7,8 +7,6 @@ use cqldb_storage::{MoveCode, MoveKind};
 
 use crate::ast::Castle;
 
-use crate::eval::context::Cx;
-
 /// One candidate move, with the squares the filters test.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Cand {
@@ -40,10 +38,10 @@ impl Cand {
     }
 }
 
-/// The move that reached the current position, as the move filters see it (`None` at a game's
-/// first position).
-pub(crate) fn last_move(cx: &Cx) -> Option<Cand> {
-    from_code(cx.position().mv, None)
+/// The move that reached `position`, as the move filters see it (`None` at a game's first
+/// position).
+pub(crate) fn last_move(position: &cqldb_storage::PositionRecord) -> Option<Cand> {
+    from_code(position.mv, None)
 }
 
 fn role_index(r: shakmaty::Role) -> usize {

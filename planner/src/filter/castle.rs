@@ -27,7 +27,7 @@ pub const TYPE: Ty = Ty::Logical;
 
 /// Matches after a castling move of that side.
 pub fn eval(which: Castle, cx: &Cx) -> Option<Value> {
-    last_move(cx)
+    last_move(cx.position())
         .filter(|c| c.castles(which))
         .map(|_| Value::Matched)
 }

@@ -24,7 +24,7 @@ pub const TYPE: Ty = Ty::Logical;
 
 /// Matches after an en passant capture.
 pub fn eval(cx: &Cx) -> Option<Value> {
-    last_move(cx)
+    last_move(cx.position())
         .filter(|c| c.kind == MoveKind::EnPassant)
         .map(|_| Value::Matched)
 }

@@ -25,7 +25,7 @@ pub const TYPE: Ty = Ty::Set;
 /// The origin (`from`) or destination squares of the last move; none at the first position
 /// or after a null move.
 pub fn eval(from: bool, cx: &Cx) -> Option<Value> {
-    let c = last_move(cx)?;
+    let c = last_move(cx.position())?;
     if from {
         return Some(Value::Set(1 << c.from));
     }

@@ -24,7 +24,7 @@ pub const TYPE: Ty = Ty::Logical;
 
 /// Matches after a null move.
 pub fn eval(cx: &Cx) -> Option<Value> {
-    last_move(cx)
+    last_move(cx.position())
         .filter(|c| c.kind == MoveKind::Null)
         .map(|_| Value::Matched)
 }
