@@ -874,7 +874,13 @@ impl Query {
                 .body
                 .iter()
                 .chain(self.functions.iter().map(|f| &f.body))
-                .any(crate::filter::files::uses_files)
+                .any(|n| {
+                    let mut found = false;
+                    n.walk(&mut |x| {
+                        found |= matches!(x.expr, Expr::ReadFile(_) | Expr::WriteFile(..))
+                    });
+                    found
+                })
     }
 }
 
@@ -939,7 +945,7 @@ impl Node {
             | NoTransform(a)
             | DictGet(_, a) => out.push(a),
             Transform(t) => out.push(&t.body),
-            ConsecutiveMoves(c) => out.extend(crate::filter::consecutive_moves::children(c)),
+            ConsecutiveMoves(c) => out.extend([&c.x, &c.y]),
             If(c, t, e) => {
                 out.push(c);
                 out.push(t);

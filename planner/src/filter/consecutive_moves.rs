@@ -5,7 +5,7 @@
 //! reference marks the runs with comments whose wording it does not document; none are
 //! written here, `quiet` or not.)
 
-use crate::ast::{ConsecutiveMoves, Expr, Node};
+use crate::ast::{ConsecutiveMoves, Expr};
 use crate::eval::value::Value;
 use crate::eval::{Cx, Evaluate, board};
 use crate::filter::syntax::{PResult, Syntax};
@@ -87,11 +87,6 @@ pub fn eval(c: &ConsecutiveMoves, ev: &mut impl Evaluate, cx: &mut Cx) -> Option
 /// Index rule: none.
 pub fn bounds() -> Bounds {
     Bounds::unknown()
-}
-
-/// The operands, for the tree walks.
-pub fn children(c: &ConsecutiveMoves) -> [&Node; 2] {
-    [&c.x, &c.y]
 }
 
 #[cfg(test)]

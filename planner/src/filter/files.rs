@@ -8,7 +8,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::ast::{Expr, Node};
+use crate::ast::Expr;
 use crate::filter::syntax::{PResult, Syntax};
 use crate::plan::bounds::Bounds;
 
@@ -30,13 +30,6 @@ pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
 /// Index rule: none.
 pub fn bounds() -> Bounds {
     Bounds::unknown()
-}
-
-/// Whether `n` reads or writes files.
-pub fn uses_files(n: &Node) -> bool {
-    let mut found = false;
-    n.walk(&mut |x| found |= matches!(x.expr, Expr::ReadFile(_) | Expr::WriteFile(..)));
-    found
 }
 
 /// The file `name` stands for inside `dir`, or why it may not be used.
