@@ -15,19 +15,13 @@ pub enum Selection {
 }
 
 impl Selection {
-    /// The kept position ids of `game`, which has `len` positions.
-    pub fn positions(&self, game: u64, len: usize) -> Vec<u32> {
-        match self {
-            Selection::Every => (0..len as u32).collect(),
-            Selection::Positions(map) => map
-                .get(&game)
-                .map(|ids| {
-                    ids.iter()
-                        .copied()
-                        .filter(|&i| (i as usize) < len)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        }
+    /// The kept position ids of `game`, which has `len` positions (no list is built when
+    /// every row is kept: this runs for every game a `positions` or `moves` scan reads).
+    pub fn positions(&self, game: u64, len: usize) -> impl Iterator<Item = u32> + '_ {
+        let (all, listed): (u32, &[u32]) = match self {
+            Selection::Every => (len as u32, &[]),
+            Selection::Positions(map) => (0, map.get(&game).map_or(&[][..], Vec::as_slice)),
+        };
+        (0..all).chain(listed.iter().copied().filter(move |&i| (i as usize) < len))
     }
 }

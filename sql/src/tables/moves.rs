@@ -80,7 +80,6 @@ pub fn arrays(
         .flat_map(|d| {
             let g = &d.game;
             keep.positions(g.number, g.positions.len())
-                .into_iter()
                 .filter_map(move |id| {
                     let parent = g.parent(id)?;
                     Some(Row {

@@ -102,7 +102,6 @@ pub fn arrays(
         .flat_map(|d| {
             let g = &d.game;
             keep.positions(g.number, g.positions.len())
-                .into_iter()
                 .map(move |id| (g.number, &g.positions[id as usize], id))
         })
         .collect();
