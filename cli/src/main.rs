@@ -136,6 +136,26 @@ enum Command {
         #[arg(long)]
         db: PathBuf,
     },
+    /// Write every SQL table as Parquet: DIR/<table>/seg-<id>.parquet, one file per table and
+    /// segment (zstd), the layout DuckDB, Polars, Spark and DataFusion read as one table per
+    /// folder. A second export to the same DIR writes only the segments added since.
+    Export {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// The export folder (new, empty, or an earlier export of the same database).
+        #[arg(long)]
+        parquet: PathBuf,
+        /// Include positions.fen (about three times the size and time).
+        #[arg(long)]
+        with_fen: bool,
+        /// Rewrite every segment, not only those not yet exported.
+        #[arg(long)]
+        rewrite: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// GTQL over search-tree logs or indexed game trees.
     ///
     /// `cqldb gtql import LOG [--out TREE.gtl]`, `cqldb gtql 'QUERY' TREE.gtl`,
@@ -407,6 +427,18 @@ fn main() -> std::process::ExitCode {
             output,
         } => commands::sql::run(&db, &statement, format, output.as_ref()),
         Command::Shell { db } => commands::shell::run(&db),
+        Command::Export {
+            db,
+            parquet,
+            with_fen,
+            rewrite,
+            quiet,
+        } => commands::export::run(
+            &db,
+            &parquet,
+            &cqldb_sql::export::ExportOptions { with_fen, rewrite },
+            quiet,
+        ),
         Command::Errors { db, game } => commands::errors::run(&db, game),
         Command::Show { db, game } => commands::show::run(&db, game),
         Command::Positions { db, game } => commands::positions::run(&db, game),

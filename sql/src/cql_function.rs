@@ -14,12 +14,14 @@ use std::sync::Arc;
 use cqldb_executor::query::{CqlRun, Source};
 use cqldb_storage::Database;
 use datafusion::arrow::array::{ArrayRef, Int64Array};
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
+use datafusion::catalog::{Session, TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{DataFusionError, Result, ScalarValue};
 use datafusion::datasource::MemTable;
+use datafusion::datasource::TableType;
 use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::ExecutionPlan;
 
 use crate::provider::df_error;
 
@@ -65,7 +67,9 @@ impl TableFunctionImpl for CqlFunction {
                 ));
             }
         };
-        let rows = matched_positions(&self.db, &query).map_err(df_error)?;
+        // Game order, as the rule's intersection with other game lists expects.
+        let mut rows = matched_positions(&self.db, &query).map_err(df_error)?;
+        rows.sort_unstable();
         let schema = Arc::new(Schema::new(vec![
             Field::new("game", DataType::Int64, false),
             Field::new("position", DataType::Int64, false),
@@ -82,6 +86,47 @@ impl TableFunctionImpl for CqlFunction {
                 col(|r| i64::from(r.2)),
             ],
         )?;
-        Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
+        let mut games: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        games.dedup();
+        Ok(Arc::new(CqlMatches {
+            rows: MemTable::try_new(schema, vec![vec![batch]])?,
+            games: Arc::new(games),
+        }))
+    }
+}
+
+/// A `cql()` table: its rows, and the games they are in (which the `narrow_join_by_cql` rule
+/// gives the other side of a join).
+#[derive(Debug)]
+pub struct CqlMatches {
+    rows: MemTable,
+    games: Arc<Vec<u64>>,
+}
+
+impl CqlMatches {
+    /// The matched games, ascending.
+    pub fn games(&self) -> Arc<Vec<u64>> {
+        self.games.clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl TableProvider for CqlMatches {
+    fn schema(&self) -> SchemaRef {
+        self.rows.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        self.rows.table_type()
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.rows.scan(state, projection, filters, limit).await
     }
 }

@@ -5,7 +5,8 @@
 //! ([`provider`]) whose filter pushdown turns predicates the index answers into one CQL query
 //! planned by the CQL planner ([`pushdown`]); the `cql('...')` table function
 //! ([`cql_function`]); chess scalar functions ([`functions`]); a session that runs statements
-//! ([`session`]) and the output formats ([`format`]).
+//! ([`session`]), the output formats ([`format`]) and the Parquet export of every table
+//! ([`export`]).
 //!
 //! It sits above the executor (it runs CQL through `cqldb_executor::query`, the same entry
 //! point as the binary) and below the binary; it knows nothing of the command line. SQL
@@ -13,10 +14,12 @@
 
 pub mod cql_function;
 pub mod decode;
+pub mod export;
 pub mod format;
 pub mod functions;
 pub mod provider;
 pub mod pushdown;
+pub mod rules;
 pub mod selection;
 pub mod session;
 pub mod tables;

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use cqldb_executor::query::{CqlRun, Source};
@@ -13,15 +14,18 @@ use datafusion::arrow::array::RecordBatchOptions;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::{DataFusionError, Result};
+use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::datasource::TableType;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
-use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, StatisticsArgs,
+};
 
 use crate::decode::{Chunks, GameSet, Reading, game_count};
 use crate::pushdown::{Piece, Pushed, piece};
@@ -34,6 +38,10 @@ pub struct ChessTable {
     db: Arc<Database>,
     /// Push filters to the index (off: the differential tests' baseline).
     pushdown: bool,
+    /// Only these games (ascending), set by the `narrow_join_by_cql` rule on a copy.
+    restrict: Option<Arc<Vec<u64>>>,
+    /// Rows the session's scans produced (what the benchmark reports against table sizes).
+    scanned: Arc<AtomicU64>,
 }
 
 impl fmt::Debug for ChessTable {
@@ -43,12 +51,30 @@ impl fmt::Debug for ChessTable {
 }
 
 impl ChessTable {
-    pub fn new(table: Table, db: Arc<Database>, pushdown: bool) -> Self {
+    /// `scanned` counts the rows the table's scans produce (shared by a session's tables).
+    pub fn new(table: Table, db: Arc<Database>, pushdown: bool, scanned: Arc<AtomicU64>) -> Self {
         Self {
             table,
             db,
             pushdown,
+            restrict: None,
+            scanned,
         }
+    }
+
+    /// A copy that reads only the games `games` (ascending).
+    pub fn restricted_to(&self, games: Arc<Vec<u64>>) -> Self {
+        Self {
+            table: self.table,
+            db: self.db.clone(),
+            pushdown: self.pushdown,
+            restrict: Some(games),
+            scanned: self.scanned.clone(),
+        }
+    }
+
+    pub fn is_restricted(&self) -> bool {
+        self.restrict.is_some()
     }
 }
 
@@ -73,6 +99,7 @@ impl TableProvider for ChessTable {
         Ok(filters
             .iter()
             .map(|f| match (self.pushdown, piece(self.table, f)) {
+                (true, Some(Piece::Narrowing(_))) => TableProviderFilterPushDown::Inexact,
                 (true, Some(Piece::Cql(_))) if self.table == Table::Games => {
                     // CQL matches at positions, and a game whose moves could not be set up
                     // has none: such games are added to the candidates and DataFusion
@@ -92,14 +119,28 @@ impl TableProvider for ChessTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let pushed = Pushed::of(self.table, filters);
+        let mut pushed = Pushed::of(self.table, filters);
+        if let Some(only) = &self.restrict {
+            pushed.list = Some(match pushed.list.take() {
+                Some(l) => l
+                    .into_iter()
+                    .filter(|g| only.binary_search(g).is_ok())
+                    .collect(),
+                None => only.to_vec(),
+            });
+        }
         let found = find(&self.db, self.table, &pushed).map_err(df_error)?;
         let full = self.table.schema();
         let columns: Vec<usize> = projection
             .cloned()
             .unwrap_or_else(|| (0..full.fields().len()).collect());
         let schema = Arc::new(full.project(&columns)?);
-        let parts = found.games.split(state.config().target_partitions());
+        let mut parts = found.games.split(state.config().target_partitions());
+        if parts.is_empty() {
+            // One empty partition, not none: a plan with a zero-partition input cannot meet a
+            // join's single-partition requirement.
+            parts.push(GameSet::List(Arc::new(Vec::new()), 0, 0));
+        }
         let reading = self.table.reading(&columns);
         let partitions: Vec<Arc<dyn PartitionStream>> = parts
             .into_iter()
@@ -112,14 +153,17 @@ impl TableProvider for ChessTable {
                     columns: columns.clone(),
                     schema: schema.clone(),
                     reading,
+                    scanned: self.scanned.clone(),
                 }) as Arc<dyn PartitionStream>
             })
             .collect();
+        let rows = estimated_rows(&self.db, self.table, &found);
         let exec = StreamingTableExec::try_new(schema, partitions, None, [], false, limit)?;
         Ok(Arc::new(ChessScanExec {
             inner: Arc::new(exec),
             table: self.table,
             description: found.description,
+            rows,
         }))
     }
 }
@@ -210,6 +254,28 @@ fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Fou
     })
 }
 
+/// How many rows the scan will produce, as far as the index tells without decoding: exact
+/// for `games` and for matched positions, the database's average for `positions` and `moves`
+/// of whole games, unknown for `tags` and `comments`. DataFusion's join planning reads it
+/// (the smaller side is built), so a pushed scan is known to be small.
+fn estimated_rows(db: &Database, table: Table, found: &Found) -> Option<usize> {
+    let games = found.games.len();
+    let (total_games, total_positions) = db.segments().fold((0u64, 0u64), |(g, p), (e, _)| {
+        (g + e.games, p + e.positions)
+    });
+    let per_game = total_positions as f64 / total_games.max(1) as f64;
+    let rows = match (table, &found.keep) {
+        (Table::Games, _) => games as f64,
+        (Table::Positions | Table::Moves, Selection::Positions(map)) => {
+            map.values().map(Vec::len).sum::<usize>() as f64
+        }
+        (Table::Positions, _) => games as f64 * per_game,
+        (Table::Moves, _) => games as f64 * (per_game - 1.0).max(0.0),
+        (Table::Tags | Table::Comments, _) => return None,
+    };
+    Some(rows.round() as usize)
+}
+
 /// The games numbered `lo..hi` that have no position (their setup could not be read), which
 /// no CQL filter can match.
 fn games_without_positions(db: &Database, lo: u64, hi: u64) -> Vec<u64> {
@@ -254,6 +320,7 @@ struct ChunkStream {
     columns: Vec<usize>,
     schema: SchemaRef,
     reading: Reading,
+    scanned: Arc<AtomicU64>,
 }
 
 impl fmt::Debug for ChunkStream {
@@ -269,17 +336,21 @@ impl PartitionStream for ChunkStream {
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.reading);
-        let (table, keep, columns, schema) = (
+        let (table, keep, columns, schema, scanned) = (
             self.table,
             self.keep.clone(),
             self.columns.clone(),
             self.schema.clone(),
+            self.scanned.clone(),
         );
         let batches = std::iter::from_fn(move || {
             let games = chunks.next_chunk()?;
             Some(
                 games
                     .and_then(|games| batch(table, &games, &keep, &columns, &schema))
+                    .inspect(|b| {
+                        scanned.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
+                    })
                     .map_err(df_error),
             )
         });
@@ -319,6 +390,8 @@ struct ChessScanExec {
     inner: Arc<dyn ExecutionPlan>,
     table: Table,
     description: String,
+    /// The scan's estimated rows (see [`estimated_rows`]).
+    rows: Option<usize>,
 }
 
 impl DisplayAs for ChessScanExec {
@@ -367,6 +440,24 @@ impl ExecutionPlan for ChessScanExec {
 
     fn fetch(&self) -> Option<usize> {
         self.inner.fetch()
+    }
+
+    fn statistics_from_inputs(
+        &self,
+        _input_stats: &[Arc<Statistics>],
+        args: &StatisticsArgs,
+    ) -> Result<Arc<Statistics>> {
+        let mut stats = Statistics::new_unknown(&self.schema());
+        if let Some(rows) = self.rows {
+            let parts = self.properties().partitioning.partition_count().max(1);
+            let rows = match args.partition() {
+                Some(_) => rows.div_ceil(parts),
+                None => rows,
+            };
+            let rows = self.fetch().map_or(rows, |f| rows.min(f));
+            stats.num_rows = Precision::Inexact(rows);
+        }
+        Ok(Arc::new(stats))
     }
 
     fn execute(

@@ -9,6 +9,13 @@
 //! `moves` only the positions, that query matched. Each pushed predicate is `Exact`: DataFusion
 //! does not filter again. Anything else is left to DataFusion (`Unsupported`).
 //!
+//! Exact on `positions` too: `material = 'KRPkr'` (a count per piece kind, which the material
+//! index answers) and `on_square(white_king, 'g1')` (CQL's `Kg1`). Narrowing only (`Inexact`:
+//! the index keeps every matching game and maybe more, DataFusion filters again): `white`,
+//! `black`, `event`, `site`, `eco` and `date` compared with `=` or `LIKE '%word%'` on `games`,
+//! which become CQL's tag searches (`player white "word"`: the tag contains the word), answered
+//! by the tag index.
+//!
 //! A nullable column under `NOT` is never pushed: SQL's `NOT (year >= 1990)` drops unknown
 //! years where CQL's `not year >= 1990` keeps them.
 
@@ -20,8 +27,10 @@ use crate::tables::Table;
 /// What one pushed predicate stands for.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Piece {
-    /// A CQL filter.
+    /// A CQL filter that means exactly the predicate.
     Cql(String),
+    /// A CQL filter that holds wherever the predicate does, and maybe elsewhere.
+    Narrowing(String),
     /// Game numbers `lo..=hi`.
     Games(u64, u64),
     /// These game numbers.
@@ -50,7 +59,7 @@ impl Pushed {
         };
         for f in filters {
             match piece(table, f) {
-                Some(Piece::Cql(c)) => p.cql.push(c),
+                Some(Piece::Cql(c) | Piece::Narrowing(c)) => p.cql.push(c),
                 Some(Piece::Games(a, b)) => {
                     p.lo = p.lo.max(a);
                     p.hi = p.hi.min(b);
@@ -108,10 +117,92 @@ pub fn piece(table: Table, e: &Expr) -> Option<Piece> {
             games.dedup();
             Some(Piece::GameList(games))
         }
+        Expr::Like(l) => like(table, l),
+        Expr::ScalarFunction(_) => on_square(table, e, true),
         Expr::Column(_) | Expr::IsTrue(_) => flag(table, strip_is_true(e)?, true),
-        Expr::Not(inner) | Expr::IsFalse(inner) => flag(table, inner, false),
+        Expr::Not(inner) | Expr::IsFalse(inner) => {
+            flag(table, inner, false).or_else(|| on_square(table, inner, false))
+        }
         _ => None,
     }
+}
+
+/// `on_square(white_king, 'g1')`: CQL's `Kg1` (the bitboards are never NULL, so `NOT` is
+/// CQL's `not`).
+fn on_square(table: Table, e: &Expr, on: bool) -> Option<Piece> {
+    let Expr::ScalarFunction(f) = e else {
+        return None;
+    };
+    if table != Table::Positions || f.func.name() != "on_square" || f.args.len() != 2 {
+        return None;
+    }
+    let (color, role) = crate::tables::positions::bitboard_of(column(&f.args[0])?)?;
+    let square: shakmaty::Square = text(&f.args[1])?.parse().ok()?;
+    let letter = crate::tables::piece_letter(role, color);
+    Some(Piece::Cql(if on {
+        format!("{letter}{square}")
+    } else {
+        format!("not {letter}{square}")
+    }))
+}
+
+/// The CQL tag search a tag column of `games` has.
+fn tag_search(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "white" => "player white",
+        "black" => "player black",
+        "event" => "event",
+        "site" => "site",
+        "eco" => "eco",
+        "date" => "date",
+        _ => return None,
+    })
+}
+
+/// `tag = 'value'` or `tag LIKE '%word%'` (no other wildcard): the tag contains the text.
+fn tag_contains(table: Table, name: &str, word: &str) -> Option<Piece> {
+    if table != Table::Games || word.is_empty() || word.contains(['"', '\\']) {
+        return None;
+    }
+    let search = tag_search(name)?;
+    Some(Piece::Narrowing(format!("{search} \"{word}\"")))
+}
+
+fn like(table: Table, l: &datafusion::logical_expr::Like) -> Option<Piece> {
+    if l.negated || l.case_insensitive || l.escape_char.is_some() {
+        return None;
+    }
+    let pattern = text(&l.pattern)?;
+    let word = pattern.trim_start_matches('%').trim_end_matches('%');
+    if word.contains(['%', '_']) {
+        return None;
+    }
+    tag_contains(table, column(&l.expr)?, word)
+}
+
+/// `material = 'KRPkr'`: how many of each piece kind, each an exact count.
+fn material(table: Table, signature: &str) -> Option<Piece> {
+    if table != Table::Positions {
+        return None;
+    }
+    let order = "KQRBNPkqrbnp";
+    // The signature lists White's pieces then Black's, each in K Q R B N P order.
+    let mut last = 0;
+    let mut counts = [0u32; 12];
+    for c in signature.chars() {
+        let i = order.find(c)?;
+        if i < last {
+            return None;
+        }
+        last = i;
+        counts[i] += 1;
+    }
+    let filters: Vec<String> = order
+        .chars()
+        .zip(counts)
+        .map(|(c, n)| format!("{c} == {n}"))
+        .collect();
+    Some(Piece::Cql(filters.join(" ")))
 }
 
 fn strip_is_true(e: &Expr) -> Option<&Expr> {
@@ -150,6 +241,16 @@ fn compare(table: Table, left: &Expr, op: Operator, right: &Expr) -> Option<Piec
     if let (Some(flag_on), true) = (boolean(lit), matches!(op, Operator::Eq | Operator::NotEq)) {
         let on = flag_on == (op == Operator::Eq);
         return flag(table, &Expr::Column(name.into()), on);
+    }
+    if op == Operator::Eq
+        && let Some(t) = text(lit)
+    {
+        if name == "material" {
+            return material(table, t);
+        }
+        if tag_search(name).is_some() {
+            return tag_contains(table, name, t);
+        }
     }
     if table == Table::Games && name == "result" && op == Operator::Eq {
         let r = text(lit)?;

@@ -2,6 +2,7 @@
 //! chess functions registered in a DataFusion context, and a runtime to run statements on.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
 use cqldb_storage::Database;
@@ -48,6 +49,8 @@ impl Answer {
 pub struct SqlSession {
     ctx: SessionContext,
     runtime: tokio::runtime::Runtime,
+    /// Rows the database tables' scans produced so far.
+    scanned: Arc<AtomicU64>,
 }
 
 impl SqlSession {
@@ -62,10 +65,16 @@ impl SqlSession {
             .with_target_partitions(threads)
             .with_information_schema(true);
         let ctx = SessionContext::new_with_config(config);
+        let scanned = Arc::new(AtomicU64::new(0));
         for t in Table::ALL {
             ctx.register_table(
                 t.name(),
-                Arc::new(ChessTable::new(t, db.clone(), opts.pushdown)),
+                Arc::new(ChessTable::new(
+                    t,
+                    db.clone(),
+                    opts.pushdown,
+                    scanned.clone(),
+                )),
             )
             .with_context(|| format!("registering table {}", t.name()))?;
         }
@@ -76,12 +85,82 @@ impl SqlSession {
         for f in crate::functions::all(&db) {
             ctx.register_udf(f);
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads)
-            .thread_name("cqldb-sql")
-            .build()
-            .context("starting the SQL runtime")?;
-        Ok(Self { ctx, runtime })
+        ctx.add_optimizer_rule(Arc::new(crate::rules::narrow_join_by_cql::NarrowJoinByCql));
+        Ok(Self {
+            ctx,
+            runtime: runtime(threads)?,
+            scanned,
+        })
+    }
+
+    /// Rows the database tables' scans produced since the session opened (0 over Parquet).
+    pub fn rows_scanned(&self) -> u64 {
+        self.scanned.load(Ordering::Relaxed)
+    }
+
+    /// A session over a Parquet export (`cqldb export`) instead of a database: the five tables
+    /// read from `dir/<table>/*.parquet` by DataFusion's own Parquet scan, with no index, no
+    /// `cql()` and no chess functions. What the index buys is measured against it, and the
+    /// export's round trip is checked with it.
+    pub fn over_parquet(dir: &std::path::Path, threads: usize) -> Result<Self> {
+        let threads = threads.max(1);
+        let config = SessionConfig::new()
+            .with_target_partitions(threads)
+            .with_information_schema(true);
+        let ctx = SessionContext::new_with_config(config);
+        let runtime = runtime(threads)?;
+        runtime.block_on(async {
+            for t in Table::ALL {
+                let folder = dir.join(t.name());
+                let url = format!("{}/", folder.display());
+                ctx.register_parquet(
+                    t.name(),
+                    &url,
+                    datafusion::prelude::ParquetReadOptions::default(),
+                )
+                .await
+                .with_context(|| format!("reading {}", folder.display()))?;
+            }
+            Ok::<_, anyhow::Error>(())
+        })?;
+        Ok(Self {
+            ctx,
+            runtime,
+            scanned: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    /// Runs one statement, unless `stop` is set before it ends: then its tasks are dropped
+    /// (DataFusion stops at its next batch) and the answer is `None`. The shell's Ctrl-C.
+    pub fn query_until(&self, sql: &str, stop: &AtomicBool) -> Result<Option<Answer>> {
+        let ctx = self.ctx.clone();
+        let sql = sql.to_owned();
+        let waiter = std::thread::current();
+        let task = self.runtime.spawn(async move {
+            let answer = async {
+                let df = ctx.sql(&sql).await?;
+                let schema = Arc::new(df.schema().as_arrow().clone());
+                let batches = df.collect().await?;
+                Ok::<_, datafusion::error::DataFusionError>(Answer { schema, batches })
+            }
+            .await;
+            waiter.unpark();
+            answer
+        });
+        while !task.is_finished() {
+            if stop.load(Ordering::Relaxed) {
+                task.abort();
+                // Wait for the abort to land, so nothing of the statement runs on.
+                let _ = self.runtime.block_on(task);
+                return Ok(None);
+            }
+            // Woken by the task's end; the timeout bounds how late a stop is seen.
+            std::thread::park_timeout(std::time::Duration::from_millis(20));
+        }
+        match self.runtime.block_on(task) {
+            Ok(answer) => answer.map(Some).map_err(|e| anyhow::anyhow!("{e}")),
+            Err(e) => Err(anyhow::anyhow!("the statement's task failed: {e}")),
+        }
     }
 
     /// Runs one statement to the end.
@@ -95,4 +174,12 @@ impl SqlSession {
             })
             .map_err(|e| anyhow::anyhow!("{e}"))
     }
+}
+
+fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .thread_name("cqldb-sql")
+        .build()
+        .context("starting the SQL runtime")
 }

@@ -277,7 +277,78 @@ fn games_predicate() -> impl Strategy<Value = String> {
         Just("game IN (1, 3, 5, 70, 71)".to_owned()),
         Just("NOT (year >= 1990)".to_owned()),
         Just("white LIKE '%a%'".to_owned()),
+        (
+            prop::sample::select(vec!["white", "black", "event", "site", "eco", "date"]),
+            prop::sample::select(vec![
+                "Tal", "Kasparov", "Carlsen", "ch", "Ch", "B9", "C", "19", "London", "a_b", "e",
+            ]),
+            prop::sample::select(vec!["= '{}'", "LIKE '%{}%'", "LIKE '{}%'", "LIKE '%{}'"]),
+        )
+            .prop_map(|(col, word, form)| format!("{col} {}", form.replace("{}", word))),
     ]
+}
+
+/// A material signature: common ones, random ones, and some out of order (never pushed).
+fn signature() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "KQRRBBNNPPPPPPPPkqrrbbnnpppppppp",
+            "KRPkr",
+            "KRkr",
+            "KPk",
+            "Kk",
+            "KQkq",
+            "kK",
+            "KRRPPPPPkrrppppp",
+        ])
+        .prop_map(str::to_owned),
+        (
+            0usize..2,
+            0usize..3,
+            0usize..3,
+            0usize..3,
+            0usize..9,
+            0usize..2,
+            0usize..3,
+            0usize..9
+        )
+            .prop_map(|(q, r, b, n, p, q2, r2, p2)| {
+                format!(
+                    "K{}{}{}{}{}k{}{}{}",
+                    "Q".repeat(q),
+                    "R".repeat(r),
+                    "B".repeat(b),
+                    "N".repeat(n),
+                    "P".repeat(p),
+                    "q".repeat(q2),
+                    "r".repeat(r2),
+                    "p".repeat(p2)
+                )
+            }),
+    ]
+}
+
+/// `on_square` over a random bitboard and square, or its negation.
+fn on_square() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(vec![
+            "white_king",
+            "black_king",
+            "white_rooks",
+            "black_pawns",
+            "white_knights",
+            "black_queens",
+            "white_bishops",
+            "white_pawns",
+        ]),
+        0usize..64,
+        any::<bool>(),
+    )
+        .prop_map(|(b, sq, neg)| {
+            let square = format!("{}{}", (b'a' + (sq % 8) as u8) as char, sq / 8 + 1);
+            let call = format!("on_square({b}, '{square}')");
+            if neg { format!("NOT {call}") } else { call }
+        })
 }
 
 fn positions_predicate() -> impl Strategy<Value = String> {
@@ -304,7 +375,8 @@ fn positions_predicate() -> impl Strategy<Value = String> {
         (1i64..60).prop_map(|n| format!("game <= {n}")),
         (1i64..60).prop_map(|n| format!("game >= {n}")),
         Just("on_square(white_king, 'g1')".to_owned()),
-        Just("material = 'KQRRBBNNPPPPPPPPkqrrbbnnpppppppp'".to_owned()),
+        on_square(),
+        signature().prop_map(|m| format!("material = '{m}'")),
     ]
 }
 
@@ -344,7 +416,7 @@ fn qualify(p: &str) -> String {
         if is_column && !word.starts_with("on_square") {
             out.push_str(&word.replacen(bare, &format!("p.{bare}"), 1));
         } else {
-            out.push_str(&word.replace("on_square(white_king", "on_square(p.white_king"));
+            out.push_str(&word.replace("on_square(", "on_square(p."));
         }
     }
     out

@@ -85,6 +85,10 @@ pub enum BenchCommand {
         /// Most timed runs per statement with pushdown (each gets about 3 s).
         #[arg(long, default_value_t = 20)]
         runs: usize,
+        /// A Parquet export of the same database (`cqldb export`): each plain statement also
+        /// runs through DataFusion's Parquet scan, without the index.
+        #[arg(long)]
+        parquet: Option<PathBuf>,
     },
 }
 
@@ -98,7 +102,9 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
         } => ingest(inputs, threads.map(|t| t as usize), db, runs),
         BenchCommand::Scan { db } => scan(&db),
-        BenchCommand::Sql { db, runs } => super::bench_sql::run(&db, runs),
+        BenchCommand::Sql { db, runs, parquet } => {
+            super::bench_sql::run(&db, runs, parquet.as_ref())
+        }
         BenchCommand::Query {
             db,
             runs,

@@ -1,10 +1,16 @@
-//! `cqldb demo`: index the bundled sample and print `info`.
+//! `cqldb demo`: index the bundled sample, print `info`, then the main job on it — a CQL query,
+//! an SQL aggregate, a `cql()` join and an EXPLAIN, each with its answer and time — and the
+//! commands to try next.
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::Result;
+use cqldb_executor::query::{CqlRun, Source};
 use cqldb_indexer::{IngestOptions, Input};
+use cqldb_sql::{SqlFormat, SqlSession};
 use cqldb_storage::Database;
 
 /// Builds a fresh demo database at `db` from the sample compiled into the binary.
@@ -38,10 +44,70 @@ pub fn run(db: &Path) -> Result<ExitCode> {
         db.display(),
         elapsed.as_secs_f64()
     );
-    out!("{}", super::info::render(&Database::open(db)?)?);
+    let database = Arc::new(Database::open(db)?);
+    out!("{}", super::info::render(&database)?);
+    main_job(&database)?;
     outln!(
-        "\ntry: cqldb positions --db {0} 1 | head    cqldb show --db {0} 40    cqldb errors --db {0}",
+        "\nnext:\n  cqldb cql --db {0} -cql 'cql(variations) flipcolor {{ Ka1 mate }}'\n  \
+         cqldb explain --db {0} -cql 'mate'\n  \
+         cqldb sql --db {0} \"SELECT eco, count(*) FROM games GROUP BY 1 ORDER BY 2 DESC\" --format csv\n  \
+         cqldb shell --db {0}\n  \
+         cqldb show --db {0} 40    cqldb errors --db {0}",
         db.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The statements the demo runs on its database, each printed with its answer and time.
+fn main_job(db: &Arc<Database>) -> Result<()> {
+    let cql = "cql(variations) mate";
+    outln!("\n== CQL: {cql}");
+    let t = Instant::now();
+    let mut run = CqlRun::new(cql, Source::Open(db.clone()));
+    run.variations = true;
+    let summary = cqldb_executor::query::run(&run)?;
+    let shown: Vec<String> = summary
+        .matched
+        .iter()
+        .take(12)
+        .map(u64::to_string)
+        .collect();
+    outln!(
+        "{} games have a mate, main line or variation: {}{} ({:.1} ms)",
+        summary.matched.len(),
+        shown.join(" "),
+        if summary.matched.len() > shown.len() {
+            " …"
+        } else {
+            ""
+        },
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let session = SqlSession::open(db.clone())?;
+    for (title, sql) in [
+        (
+            "SQL aggregate",
+            "SELECT result, count(*) AS games, round(avg(plies), 1) AS avg_plies \
+             FROM games GROUP BY result ORDER BY games DESC",
+        ),
+        (
+            "cql() joined with games",
+            "SELECT g.event, count(DISTINCT m.game) AS games_with_mate \
+             FROM cql('mate') m JOIN games g USING (game) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5",
+        ),
+        (
+            "EXPLAIN: the filter goes to the index",
+            "EXPLAIN SELECT count(*) FROM positions WHERE mate AND ply > 40",
+        ),
+    ] {
+        outln!("\n== {title}: {sql}");
+        let t = Instant::now();
+        let answer = session.query(sql)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let mut buf = Vec::new();
+        cqldb_sql::write(&mut buf, &answer, SqlFormat::Table)?;
+        out!("{}", String::from_utf8_lossy(&buf));
+        outln!("({ms:.1} ms)");
+    }
+    Ok(())
 }

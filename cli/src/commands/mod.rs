@@ -45,6 +45,7 @@ pub mod check;
 pub mod cql;
 pub mod demo;
 pub mod errors;
+pub mod export;
 pub mod gtql;
 pub mod index;
 pub mod info;

@@ -1,7 +1,9 @@
 //! `cqldb shell`: a warm process for repeated SQL statements, with line editing and history
 //! (kept in `~/.cqldb_history`). A statement ends with `;` and may span lines; dot commands
 //! (`.help`) change the output or describe the tables. Standard input that is not a terminal
-//! is read the same way, so a file of statements can be piped in.
+//! is read the same way, so a file of statements can be piped in. Ctrl-C while a statement
+//! runs stops that statement only (a SIGINT handler sets a flag the session polls); at the
+//! prompt it clears the line, as in any shell.
 
 use std::io::Write;
 use std::path::Path;
@@ -21,14 +23,18 @@ cql('QUERY') is a table of the positions a CQL query matches; functions fen(), s
 material(), on_square() (docs/sql.md).
   .tables                 the tables
   .schema [TABLE]         their columns
-  .format table|csv|json  how answers are printed
+  .mode table|csv|json    how answers are printed (also .format)
   .timer on|off           print each statement's time
+  .cql QUERY              the positions a CQL query matches (game, position, ply)
+  .explain STATEMENT      how a statement runs, with what went to the index
+Ctrl-C stops a running statement and keeps the shell.
   .help                   this text
   .quit                   leave (also Ctrl-D)";
 
 pub fn run(db: &Path) -> Result<ExitCode> {
     let database = Arc::new(Database::open(db)?);
     let session = SqlSession::open(database)?;
+    interrupt::install();
     let mut editor = DefaultEditor::new()?;
     let history = std::env::var_os("HOME").map(|h| Path::new(&h).join(".cqldb_history"));
     if let Some(h) = &history {
@@ -103,8 +109,12 @@ struct State {
 
 fn run_statement(sql: &str, session: &SqlSession, state: &mut State) -> Result<()> {
     let t = Instant::now();
-    match session.query(sql) {
-        Ok(answer) => {
+    match interrupt::stoppable(|stop| session.query_until(sql, stop)) {
+        Ok(None) => {
+            state.failed = true;
+            errln!("stopped");
+        }
+        Ok(Some(answer)) => {
             let mut buf = Vec::new();
             let format = if state.format == SqlFormat::Parquet {
                 SqlFormat::Table
@@ -130,9 +140,10 @@ fn run_statement(sql: &str, session: &SqlSession, state: &mut State) -> Result<(
 
 /// Runs a dot command; `false` to leave the shell.
 fn dot_command(line: &str, session: &SqlSession, state: &mut State) -> Result<bool> {
-    let mut words = line.split_whitespace();
-    let cmd = words.next().unwrap_or_default();
-    let arg = words.next();
+    let (cmd, rest) = line
+        .split_once(char::is_whitespace)
+        .map_or((line, ""), |(c, r)| (c, r.trim()));
+    let arg = rest.split_whitespace().next();
     match (cmd, arg) {
         (".quit" | ".exit", _) => return Ok(false),
         (".help", _) => outln!("{HELP}"),
@@ -155,7 +166,20 @@ fn dot_command(line: &str, session: &SqlSession, state: &mut State) -> Result<bo
                 state,
             )?;
         }
-        (".format", Some(f)) => match f.parse::<SqlFormat>() {
+        (".cql", Some(_)) => run_statement(
+            &format!(
+                "SELECT game, position, ply FROM cql('{}') ORDER BY game, position",
+                rest.replace('\'', "''")
+            ),
+            session,
+            state,
+        )?,
+        (".explain", Some(_)) => run_statement(
+            &format!("EXPLAIN {}", rest.trim_end_matches(';')),
+            session,
+            state,
+        )?,
+        (".format" | ".mode", Some(f)) => match f.parse::<SqlFormat>() {
             Ok(SqlFormat::Parquet) => errln!("parquet needs a file: use cqldb sql -o"),
             Ok(f) => state.format = f,
             Err(e) => errln!("{e}"),
@@ -165,4 +189,47 @@ fn dot_command(line: &str, session: &SqlSession, state: &mut State) -> Result<bo
         _ => errln!("unknown command {line} (.help lists them)"),
     }
     Ok(true)
+}
+
+/// Ctrl-C during a statement: a SIGINT handler that sets a flag while a statement runs (the
+/// session polls it) and otherwise ends the process as the signal would have.
+mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static RUNNING: AtomicBool = AtomicBool::new(false);
+    static STOP: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn on_sigint(sig: libc::c_int) {
+        if RUNNING.load(Ordering::SeqCst) {
+            STOP.store(true, Ordering::SeqCst);
+        } else {
+            // SAFETY: signal and raise are async-signal-safe; the process dies of `sig` as
+            // it would have without this handler.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+    }
+
+    pub fn install() {
+        // SAFETY: sigaction with a zeroed struct and a handler that only touches atomics or
+        // makes async-signal-safe calls; SA_RESTART keeps a read of a piped input going.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as usize;
+            act.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(libc::SIGINT, &act, std::ptr::null_mut());
+        }
+    }
+
+    /// Runs `f` with the stop flag armed.
+    pub fn stoppable<T>(f: impl FnOnce(&AtomicBool) -> T) -> T {
+        STOP.store(false, Ordering::SeqCst);
+        RUNNING.store(true, Ordering::SeqCst);
+        let out = f(&STOP);
+        RUNNING.store(false, Ordering::SeqCst);
+        out
+    }
 }

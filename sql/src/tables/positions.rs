@@ -73,7 +73,7 @@ pub fn flag_of(name: &str) -> Option<PositionFlags> {
 }
 
 /// The bitboard column `name` (`white_knights`): its colour and piece type.
-fn bitboard_of(name: &str) -> Option<(Color, Role)> {
+pub fn bitboard_of(name: &str) -> Option<(Color, Role)> {
     let (color, role) = name.split_once('_')?;
     let color = match color {
         "white" => Color::White,

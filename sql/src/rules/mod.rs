@@ -1,0 +1,3 @@
+//! Logical optimizer rules cqldb adds to DataFusion's, one per file.
+
+pub mod narrow_join_by_cql;
