@@ -290,8 +290,7 @@ fn run_db(
     let units = work_units(&segments);
     let threads = rayon::current_num_threads().max(1);
     let opts = sink.writes().then(|| sink.opts.clone());
-    let format = sink.format;
-    let keep_positions = sink.keep_positions;
+    let output = sink.output.clone();
     let work = |(first, seg, games): &(u64, &cqldb_storage::Segment, roaring::RoaringBitmap)| {
         let mut e = engine.fork();
         // Sized once: growing it a game at a time was a tenth of a material scan's time.
@@ -300,7 +299,7 @@ fn run_db(
         seg.for_each_game_in(Some(games), with_text, |local, rows| {
             let game = game_from_rows(first + u64::from(local), rows, with_text, variations);
             let m = e.run_game(&game);
-            match GameOut::of(&game, &m, opts.as_ref(), format, keep_positions) {
+            match GameOut::of(&game, &m, opts.as_ref(), output.as_ref()) {
                 Ok(g) => outs.push(g),
                 Err(err) => failure = Some(err),
             }

@@ -136,7 +136,7 @@ pub fn run_games<'a>(
     out: Option<Box<dyn Write + 'a>>,
 ) -> Result<CqlSummary> {
     let out = out.map(|w| Box::new(sink::Plain(w)) as Box<dyn sink::MatchWriter + 'a>);
-    let sink = Sink::new(query, out, sink::MatchFormat::Pgn)?;
+    let sink = Sink::new(query, out, sink::MatchFormat::Pgn.output())?;
     execute_games(query, games, sink)
 }
 
@@ -239,10 +239,12 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
         None => None,
         Some(p) => Some(open_output(p)?),
     };
-    let mut sink = Sink::new(&plan.query, out, r.format)?;
-    if r.positions {
-        sink = sink.keeping_positions();
-    }
+    let output: std::sync::Arc<dyn crate::match_output::MatchOutput> = if r.positions {
+        std::sync::Arc::new(crate::match_output::MatchedPositions)
+    } else {
+        r.format.output()
+    };
+    let sink = Sink::new(&plan.query, out, output)?;
     let opts = ExecOptions { analyze: r.analyze };
     match &r.source {
         Source::Pgn(input) => execute_with(plan, &Opened::Pgn(input), sink, opts),

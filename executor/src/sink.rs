@@ -1,6 +1,7 @@
-//! Sinks: where the games a query selects go — PGN as the reference program writes it, JSON
-//! or CSV rows, or nowhere (a count) — with `sort matchcount` buffering, and the totals of a
-//! run ([`Summary`]).
+//! The sink: where the games a query selects go — what each becomes is a
+//! [`MatchOutput`] (PGN, JSON or CSV rows, matched positions), written to a file, the standard
+//! output or nowhere (a count) — with `sort matchcount` buffering, and the totals of a run
+//! ([`Summary`]).
 //!
 //! A sink sees games in input order; parallel evaluation hands it finished [`GameOut`]s in that
 //! order, so output never depends on the number of threads.
@@ -13,7 +14,8 @@ use cqldb_planner::Query;
 use cqldb_planner::plan::{PhysicalPlan, RunStats};
 use cqldb_storage::output_file::AtomicFile;
 
-use crate::output::{OutputOptions, write_game};
+use crate::match_output::MatchOutput;
+use crate::output::OutputOptions;
 use crate::{Game, GameMatch};
 
 /// How matching games are written.
@@ -103,7 +105,8 @@ impl<W: Write> MatchWriter for Plain<W> {
 pub struct Sink<'a> {
     pub(crate) out: Option<Box<dyn MatchWriter + 'a>>,
     pub(crate) opts: OutputOptions,
-    pub(crate) format: MatchFormat,
+    /// What a selected game becomes.
+    pub(crate) output: std::sync::Arc<dyn MatchOutput>,
     pub(crate) summary: Summary,
     /// A sorting query's selected games wait here until the end.
     sorted: Option<crate::sorted::Sorted>,
@@ -112,9 +115,6 @@ pub struct Sink<'a> {
     /// The count of shrunk-file faults when the run began (over a database): a game is not
     /// taken once a file shrank, as it may have been read from zeros.
     pub(crate) faults_since: Option<u64>,
-    /// Keep each selected game's matched positions in [`Summary::positions_matched`] (SQL's
-    /// `cql()` rows).
-    pub(crate) keep_positions: bool,
 }
 
 /// What one game contributes to the run.
@@ -139,17 +139,13 @@ impl GameOut {
         game: &Game,
         m: &GameMatch,
         opts: Option<&OutputOptions>,
-        format: MatchFormat,
-        keep_positions: bool,
+        output: &dyn MatchOutput,
     ) -> Result<Self> {
         let mut text = Vec::new();
         if let (true, Some(opts)) = (m.selected, opts) {
-            match format {
-                MatchFormat::Pgn => write_game(&mut text, game, m, opts)?,
-                MatchFormat::Json => crate::rows::write_json_row(&mut text, game, m)?,
-                MatchFormat::Csv => crate::rows::write_csv_row(&mut text, game, m)?,
-            }
+            output.encode(&mut text, game, m, opts)?;
         }
+        let keep_positions = output.keeps_positions();
         Ok(Self {
             number: game.number,
             positions: visited(game),
@@ -173,31 +169,25 @@ impl GameOut {
 }
 
 impl<'a> Sink<'a> {
-    /// A sink for `query`'s games writing to `out` (`None`: count only), in `format`.
+    /// A sink for `query`'s games writing what `output` makes of them to `out` (`None`: count
+    /// only).
     pub fn new(
         query: &Query,
         mut out: Option<Box<dyn MatchWriter + 'a>>,
-        format: MatchFormat,
+        output: std::sync::Arc<dyn MatchOutput>,
     ) -> Result<Self> {
-        if let (Some(w), MatchFormat::Csv) = (out.as_mut(), format) {
-            writeln!(w, "{}", crate::rows::CSV_HEADER)?;
+        if let (Some(w), Some(header)) = (out.as_mut(), output.header()) {
+            writeln!(w, "{header}")?;
         }
         Ok(Self {
             out,
             opts: output_options(query),
-            format,
+            output,
             summary: Summary::default(),
             sorted: crate::sorted::Sorted::of(query),
             query: std::sync::Arc::new(query.clone()),
             faults_since: None,
-            keep_positions: false,
         })
-    }
-
-    /// Also keeps each selected game's matched positions (see [`Summary::positions_matched`]).
-    pub fn keeping_positions(mut self) -> Self {
-        self.keep_positions = true;
-        self
     }
 
     /// Whether selected games are written (not only counted).
@@ -208,13 +198,7 @@ impl<'a> Sink<'a> {
     /// Takes one evaluated game.
     pub fn take(&mut self, game: &Game, m: &GameMatch) -> Result<()> {
         let writing = self.out.is_some();
-        let g = GameOut::of(
-            game,
-            m,
-            writing.then_some(&self.opts),
-            self.format,
-            self.keep_positions,
-        )?;
+        let g = GameOut::of(game, m, writing.then_some(&self.opts), self.output.as_ref())?;
         self.accept(g)
     }
 

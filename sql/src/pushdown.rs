@@ -14,7 +14,8 @@
 //! the index keeps every matching game and maybe more, DataFusion filters again): `white`,
 //! `black`, `event`, `site`, `eco` and `date` compared with `=` or `LIKE '%word%'` on `games`,
 //! which become CQL's tag searches (`player white "word"`: the tag contains the word), answered
-//! by the tag index.
+//! by the tag index; `fen = '...'` on `positions` becomes CQL's `fen "board"` (the board
+//! alone), answered by the material and board indexes.
 //!
 //! A nullable column under `NOT` is never pushed: SQL's `NOT (year >= 1990)` drops unknown
 //! years where CQL's `not year >= 1990` keeps them.
@@ -180,6 +181,21 @@ fn like(table: Table, l: &datafusion::logical_expr::Like) -> Option<Piece> {
     tag_contains(table, column(&l.expr)?, word)
 }
 
+/// `fen = '<FEN>'`: CQL's `fen "<board>"`, which compares the board alone (not the side to
+/// move, castling, en passant or the counters), so it narrows.
+fn fen_board(table: Table, fen: &str) -> Option<Piece> {
+    if table != Table::Positions {
+        return None;
+    }
+    let board = fen.split_whitespace().next()?;
+    // A board as a FEN writes it: CQL's pattern would read `.` as any square.
+    board.parse::<shakmaty::Board>().ok()?;
+    if !board.bytes().all(|b| b"KQRBNPkqrbnp12345678/".contains(&b)) {
+        return None;
+    }
+    Some(Piece::Narrowing(format!("fen \"{board}\"")))
+}
+
 /// `material = 'KRPkr'`: how many of each piece kind, each an exact count.
 fn material(table: Table, signature: &str) -> Option<Piece> {
     if table != Table::Positions {
@@ -250,6 +266,9 @@ fn compare(table: Table, left: &Expr, op: Operator, right: &Expr) -> Option<Piec
         }
         if tag_search(name).is_some() {
             return tag_contains(table, name, t);
+        }
+        if name == "fen" {
+            return fen_board(table, t);
         }
     }
     if table == Table::Games && name == "result" && op == Operator::Eq {

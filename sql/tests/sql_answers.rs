@@ -377,6 +377,16 @@ fn positions_predicate() -> impl Strategy<Value = String> {
         Just("on_square(white_king, 'g1')".to_owned()),
         on_square(),
         signature().prop_map(|m| format!("material = '{m}'")),
+        prop::sample::select(vec![
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2",
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "not a fen",
+        ])
+        .prop_map(|f| format!("fen = '{f}'")),
     ]
 }
 
@@ -404,12 +414,18 @@ proptest! {
 /// `p` with its columns read from the alias `p` (for the join of `moves` and `positions`).
 fn qualify(p: &str) -> String {
     let mut out = String::new();
+    let mut in_text = false;
     for (i, word) in p.split(' ').enumerate() {
         if i > 0 {
             out.push(' ');
         }
         let bare = word.trim_start_matches('(');
-        let is_column = bare.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        let quoted = in_text;
+        if word.matches('\'').count() % 2 == 1 {
+            in_text = !in_text;
+        }
+        let is_column = !quoted
+            && bare.chars().next().is_some_and(|c| c.is_ascii_lowercase())
             && !["and", "between", "false", "true", "in"].contains(&bare)
             && !bare.contains('\'')
             && !bare.contains('(');
