@@ -9,8 +9,50 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::output::{OutputOptions, write_game};
-use crate::sink::MatchFormat;
 use crate::{Game, GameMatch};
+
+/// How matching games are written.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MatchFormat {
+    /// PGN, as the reference CQL program writes it.
+    #[default]
+    Pgn,
+    /// One JSON object per matching game and line (number, roster tags, the matched
+    /// positions with ply, FEN and SAN).
+    Json,
+    /// One CSV row per matching game, with a header line.
+    Csv,
+}
+
+impl MatchFormat {
+    /// The names the formats are asked for by.
+    pub const NAMES: [&'static str; 3] = ["pgn", "json", "csv"];
+
+    /// The output that writes this format.
+    pub fn output(self) -> Arc<dyn MatchOutput> {
+        match self {
+            MatchFormat::Pgn => Arc::new(PgnGames),
+            MatchFormat::Json => Arc::new(JsonRows),
+            MatchFormat::Csv => Arc::new(CsvRows),
+        }
+    }
+}
+
+impl std::str::FromStr for MatchFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "pgn" => Ok(Self::Pgn),
+            "json" => Ok(Self::Json),
+            "csv" => Ok(Self::Csv),
+            other => Err(format!(
+                "unknown match format '{other}' (one of {})",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
 
 /// How a selected game becomes output.
 pub trait MatchOutput: Send + Sync {
@@ -100,16 +142,5 @@ impl MatchOutput for MatchedPositions {
 
     fn keeps_positions(&self) -> bool {
         true
-    }
-}
-
-impl MatchFormat {
-    /// The output that writes this format.
-    pub fn output(self) -> Arc<dyn MatchOutput> {
-        match self {
-            MatchFormat::Pgn => Arc::new(PgnGames),
-            MatchFormat::Json => Arc::new(JsonRows),
-            MatchFormat::Csv => Arc::new(CsvRows),
-        }
     }
 }

@@ -14,43 +14,10 @@ use cqldb_planner::Query;
 use cqldb_planner::plan::{PhysicalPlan, RunStats};
 use cqldb_storage::output_file::AtomicFile;
 
+pub use crate::match_output::MatchFormat;
 use crate::match_output::MatchOutput;
 use crate::output::OutputOptions;
 use crate::{Game, GameMatch};
-
-/// How matching games are written.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum MatchFormat {
-    /// PGN, as the reference CQL program writes it.
-    #[default]
-    Pgn,
-    /// One JSON object per matching game and line (number, roster tags, the matched
-    /// positions with ply, FEN and SAN).
-    Json,
-    /// One CSV row per matching game, with a header line.
-    Csv,
-}
-
-impl MatchFormat {
-    /// The names the formats are asked for by.
-    pub const NAMES: [&'static str; 3] = ["pgn", "json", "csv"];
-}
-
-impl std::str::FromStr for MatchFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "pgn" => Ok(Self::Pgn),
-            "json" => Ok(Self::Json),
-            "csv" => Ok(Self::Csv),
-            other => Err(format!(
-                "unknown match format '{other}' (one of {})",
-                Self::NAMES.join(", ")
-            )),
-        }
-    }
-}
 
 /// What a run found.
 #[derive(Debug, Default)]

@@ -10,7 +10,9 @@ use cqldb_sql::export::{ExportOptions, export, exported_columns};
 use cqldb_sql::tables::Table;
 use cqldb_sql::{SqlOptions, SqlSession};
 use cqldb_storage::{Database, DbWriter, WriterOptions};
-use datafusion::arrow::util::display::array_value_to_string;
+
+mod common;
+use common::rows;
 
 fn corpus(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -31,24 +33,6 @@ fn append(dir: &Path, pgn: &Path) -> Arc<Database> {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     writer.commit().expect("commit");
     Arc::new(Database::open(dir).expect("open"))
-}
-
-/// Every row as text, sorted.
-fn rows(s: &SqlSession, sql: &str) -> Vec<String> {
-    let answer = s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e:#}"));
-    let mut out = Vec::new();
-    for b in &answer.batches {
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = b
-                .columns()
-                .iter()
-                .map(|c| array_value_to_string(c, r).unwrap_or_default())
-                .collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Compares every exported column of every table, row for row.

@@ -6,8 +6,10 @@ use std::sync::{Arc, OnceLock};
 use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
 use cqldb_sql::{SqlOptions, SqlSession};
 use cqldb_storage::{Database, DbWriter, WriterOptions};
-use datafusion::arrow::util::display::array_value_to_string;
 use proptest::prelude::*;
+
+mod common;
+use common::rows;
 
 fn shared() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared")
@@ -55,24 +57,6 @@ fn fixture() -> &'static Fixture {
             db,
         }
     })
-}
-
-/// Every row of the answer as text, sorted (SQL promises no order without ORDER BY).
-fn rows(s: &SqlSession, sql: &str) -> Vec<String> {
-    let answer = s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e:#}"));
-    let mut out = Vec::new();
-    for b in &answer.batches {
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = b
-                .columns()
-                .iter()
-                .map(|c| array_value_to_string(c, r).unwrap_or_default())
-                .collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out.sort();
-    out
 }
 
 fn one(s: &SqlSession, sql: &str) -> i64 {

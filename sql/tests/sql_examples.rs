@@ -10,11 +10,12 @@ use std::sync::{Arc, OnceLock};
 use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
 use cqldb_sql::{SqlOptions, SqlSession};
 use cqldb_storage::{Database, DbWriter, WriterOptions};
-use datafusion::arrow::util::display::array_value_to_string;
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, Role};
+
+mod common;
 
 fn corpus() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/cql/corpus");
@@ -329,22 +330,7 @@ fn fixture() -> &'static Fixture {
 
 /// The answer's rows as text cells, in the answer's order.
 fn rows(sql: &str) -> Vec<Vec<String>> {
-    let answer = fixture()
-        .sql
-        .query(sql)
-        .unwrap_or_else(|e| panic!("{sql}: {e:#}"));
-    let mut out = Vec::new();
-    for b in &answer.batches {
-        for r in 0..b.num_rows() {
-            out.push(
-                b.columns()
-                    .iter()
-                    .map(|c| array_value_to_string(c, r).unwrap_or_default())
-                    .collect(),
-            );
-        }
-    }
-    out
+    common::cells(&fixture().sql, sql)
 }
 
 fn text(v: Option<impl ToString>) -> String {
