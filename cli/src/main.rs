@@ -115,6 +115,7 @@ enum Command {
     /// Run one SQL statement over a database: tables games, tags, positions, moves,
     /// comments; cql('QUERY') as a table of matched positions; fen(), san(), material(),
     /// on_square() (see docs/sql.md).
+    #[command(after_help = cqldb_sql::tables::help_text())]
     Sql {
         /// The statement, e.g. "SELECT white, count(*) FROM games GROUP BY 1 ORDER BY 2 DESC".
         statement: String,

@@ -146,3 +146,22 @@ fn the_shell_reads_statements_from_a_pipe() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "n\n3\n");
 }
+
+#[test]
+fn help_lists_the_tables_and_functions() {
+    let out = cqldb(&["sql", "--help"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "games:",
+        "tags:",
+        "positions:",
+        "moves:",
+        "comments:",
+        "in_check",
+        "cql('QUERY')",
+        "on_square(bitboard",
+    ] {
+        assert!(text.contains(want), "{want} missing from:\n{text}");
+    }
+}

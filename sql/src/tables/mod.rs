@@ -109,6 +109,24 @@ impl Table {
     }
 }
 
+/// The tables with their columns, the table function and the chess functions, as `cqldb sql
+/// --help` lists them.
+pub fn help_text() -> String {
+    let mut out = String::from("Tables (docs/sql.md says what each column holds):\n");
+    for t in Table::ALL {
+        let names: Vec<&str> = t.columns().iter().map(|(n, _)| *n).collect();
+        out.push_str(&format!("  {}: {}\n", t.name(), names.join(", ")));
+    }
+    out.push_str(
+        "Table function: cql('QUERY') -> game, position, ply (the positions a CQL query matches)\n\
+         Functions: fen(game, position), san(game, position), material(game, position), \
+         on_square(bitboard, 'e4')\n\
+         Example: cqldb sql \"SELECT g.white, count(*) FROM cql('mate') m JOIN games g USING (game) \
+         GROUP BY 1 ORDER BY 2 DESC LIMIT 10\" --db mydb",
+    );
+    out
+}
+
 pub(crate) fn ints(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
     Arc::new(values.collect::<Int64Array>())
 }
