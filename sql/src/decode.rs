@@ -58,7 +58,7 @@ impl GameSet {
     }
 
     /// Takes the next `n` game numbers off the front.
-    fn take(&mut self, n: u64) -> Vec<u64> {
+    pub fn take(&mut self, n: u64) -> Vec<u64> {
         match self {
             Self::Range(a, b) => {
                 let end = (*a + n).min(*b);

@@ -335,6 +335,9 @@ impl PartitionStream for ChunkStream {
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        if self.table == Table::Games && self.columns.iter().all(|&c| c == GAME_COLUMN) {
+            return self.game_numbers_only();
+        }
         let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.reading);
         let (table, keep, columns, schema, scanned) = (
             self.table,
@@ -352,6 +355,45 @@ impl PartitionStream for ChunkStream {
                         scanned.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
                     })
                     .map_err(df_error),
+            )
+        });
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::iter(batches),
+        ))
+    }
+}
+
+/// The `game` column's index in every table.
+const GAME_COLUMN: usize = 0;
+
+impl ChunkStream {
+    /// A `games` scan that needs nothing but the game numbers (`count(*)`, `SELECT game`): its
+    /// rows are the numbers themselves, and no game is decoded.
+    fn game_numbers_only(&self) -> SendableRecordBatchStream {
+        let mut set = self.set.clone();
+        let (columns, schema, scanned) = (
+            self.columns.clone(),
+            self.schema.clone(),
+            self.scanned.clone(),
+        );
+        let batches = std::iter::from_fn(move || {
+            let numbers = set.take(crate::decode::CHUNK_GAMES);
+            if numbers.is_empty() {
+                return None;
+            }
+            scanned.fetch_add(numbers.len() as u64, Ordering::Relaxed);
+            let game: datafusion::arrow::array::ArrayRef = Arc::new(
+                numbers
+                    .iter()
+                    .map(|&g| g as i64)
+                    .collect::<datafusion::arrow::array::Int64Array>(),
+            );
+            let arrays = columns.iter().map(|_| game.clone()).collect();
+            let opts = RecordBatchOptions::new().with_row_count(Some(numbers.len()));
+            Some(
+                RecordBatch::try_new_with_options(schema.clone(), arrays, &opts)
+                    .map_err(DataFusionError::from),
             )
         });
         Box::pin(RecordBatchStreamAdapter::new(
