@@ -338,6 +338,14 @@ impl PartitionStream for ChunkStream {
         if self.table == Table::Games && self.columns.iter().all(|&c| c == GAME_COLUMN) {
             return self.game_numbers_only();
         }
+        if let (Table::Positions, Selection::Positions(map)) = (self.table, &self.keep)
+            && self
+                .columns
+                .iter()
+                .all(|&c| c == GAME_COLUMN || c == POSITION_COLUMN)
+        {
+            return self.matched_ids_only(map.clone());
+        }
         let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.reading);
         let (table, keep, columns, schema, scanned) = (
             self.table,
@@ -366,8 +374,63 @@ impl PartitionStream for ChunkStream {
 
 /// The `game` column's index in every table.
 const GAME_COLUMN: usize = 0;
+/// The `position` column's index in `positions`.
+const POSITION_COLUMN: usize = 1;
 
 impl ChunkStream {
+    /// A `positions` scan of the positions a pushed query matched that needs nothing but their
+    /// game and id (`count(*)`, `SELECT game, position`): the rows are the matched ids, and no
+    /// game is decoded.
+    fn matched_ids_only(
+        &self,
+        map: Arc<std::collections::HashMap<u64, Vec<u32>>>,
+    ) -> SendableRecordBatchStream {
+        let mut set = self.set.clone();
+        let (columns, schema, scanned) = (
+            self.columns.clone(),
+            self.schema.clone(),
+            self.scanned.clone(),
+        );
+        let batches = std::iter::from_fn(move || {
+            let numbers = set.take(crate::decode::CHUNK_GAMES);
+            if numbers.is_empty() {
+                return None;
+            }
+            let (mut games, mut ids) = (Vec::new(), Vec::new());
+            for g in numbers {
+                for &id in map.get(&g).map_or(&[][..], Vec::as_slice) {
+                    games.push(g as i64);
+                    ids.push(i64::from(id));
+                }
+            }
+            scanned.fetch_add(games.len() as u64, Ordering::Relaxed);
+            let rows = games.len();
+            let game: datafusion::arrow::array::ArrayRef =
+                Arc::new(datafusion::arrow::array::Int64Array::from(games));
+            let id: datafusion::arrow::array::ArrayRef =
+                Arc::new(datafusion::arrow::array::Int64Array::from(ids));
+            let arrays = columns
+                .iter()
+                .map(|&c| {
+                    if c == GAME_COLUMN {
+                        game.clone()
+                    } else {
+                        id.clone()
+                    }
+                })
+                .collect();
+            let opts = RecordBatchOptions::new().with_row_count(Some(rows));
+            Some(
+                RecordBatch::try_new_with_options(schema.clone(), arrays, &opts)
+                    .map_err(DataFusionError::from),
+            )
+        });
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::iter(batches),
+        ))
+    }
+
     /// A `games` scan that needs nothing but the game numbers (`count(*)`, `SELECT game`): its
     /// rows are the numbers themselves, and no game is decoded.
     fn game_numbers_only(&self) -> SendableRecordBatchStream {
