@@ -161,6 +161,9 @@ fn prepare_dir(dir: &Path, identity: &Path) -> Result<Vec<Exported>> {
             db.display()
         );
     }
+    if cqldb_storage::output_file::is_database_dir(dir, true) {
+        bail!("{} is a database: export elsewhere", dir.display());
+    }
     if !dir.exists() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         return Ok(Vec::new());

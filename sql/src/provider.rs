@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use async_trait::async_trait;
 use cqldb_executor::query::{CqlRun, Source};
 use cqldb_storage::Database;
-use datafusion::arrow::array::RecordBatchOptions;
+use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableProvider};
@@ -385,6 +385,30 @@ impl ChunkStream {
         &self,
         map: Arc<std::collections::HashMap<u64, Vec<u32>>>,
     ) -> SendableRecordBatchStream {
+        self.undecoded(move |numbers| {
+            let (mut games, mut ids) = (Vec::new(), Vec::new());
+            for g in numbers {
+                for &id in map.get(&g).map_or(&[][..], Vec::as_slice) {
+                    games.push(g as i64);
+                    ids.push(i64::from(id));
+                }
+            }
+            (games, ids)
+        })
+    }
+
+    /// A `games` scan that needs nothing but the game numbers (`count(*)`, `SELECT game`): its
+    /// rows are the numbers themselves, and no game is decoded.
+    fn game_numbers_only(&self) -> SendableRecordBatchStream {
+        self.undecoded(|numbers| (numbers.iter().map(|&g| g as i64).collect(), Vec::new()))
+    }
+
+    /// The partition's games a chunk at a time, each chunk's rows given by `rows` as their
+    /// `game` and `position` values (the only columns such a scan has), without decoding.
+    fn undecoded(
+        &self,
+        mut rows: impl FnMut(Vec<u64>) -> (Vec<i64>, Vec<i64>) + Send + 'static,
+    ) -> SendableRecordBatchStream {
         let mut set = self.set.clone();
         let (columns, schema, scanned) = (
             self.columns.clone(),
@@ -396,19 +420,11 @@ impl ChunkStream {
             if numbers.is_empty() {
                 return None;
             }
-            let (mut games, mut ids) = (Vec::new(), Vec::new());
-            for g in numbers {
-                for &id in map.get(&g).map_or(&[][..], Vec::as_slice) {
-                    games.push(g as i64);
-                    ids.push(i64::from(id));
-                }
-            }
-            scanned.fetch_add(games.len() as u64, Ordering::Relaxed);
-            let rows = games.len();
-            let game: datafusion::arrow::array::ArrayRef =
-                Arc::new(datafusion::arrow::array::Int64Array::from(games));
-            let id: datafusion::arrow::array::ArrayRef =
-                Arc::new(datafusion::arrow::array::Int64Array::from(ids));
+            let (games, ids) = rows(numbers);
+            let n = games.len();
+            scanned.fetch_add(n as u64, Ordering::Relaxed);
+            let game: ArrayRef = Arc::new(Int64Array::from(games));
+            let id: ArrayRef = Arc::new(Int64Array::from(ids));
             let arrays = columns
                 .iter()
                 .map(|&c| {
@@ -419,41 +435,7 @@ impl ChunkStream {
                     }
                 })
                 .collect();
-            let opts = RecordBatchOptions::new().with_row_count(Some(rows));
-            Some(
-                RecordBatch::try_new_with_options(schema.clone(), arrays, &opts)
-                    .map_err(DataFusionError::from),
-            )
-        });
-        Box::pin(RecordBatchStreamAdapter::new(
-            self.schema.clone(),
-            futures::stream::iter(batches),
-        ))
-    }
-
-    /// A `games` scan that needs nothing but the game numbers (`count(*)`, `SELECT game`): its
-    /// rows are the numbers themselves, and no game is decoded.
-    fn game_numbers_only(&self) -> SendableRecordBatchStream {
-        let mut set = self.set.clone();
-        let (columns, schema, scanned) = (
-            self.columns.clone(),
-            self.schema.clone(),
-            self.scanned.clone(),
-        );
-        let batches = std::iter::from_fn(move || {
-            let numbers = set.take(crate::decode::CHUNK_GAMES);
-            if numbers.is_empty() {
-                return None;
-            }
-            scanned.fetch_add(numbers.len() as u64, Ordering::Relaxed);
-            let game: datafusion::arrow::array::ArrayRef = Arc::new(
-                numbers
-                    .iter()
-                    .map(|&g| g as i64)
-                    .collect::<datafusion::arrow::array::Int64Array>(),
-            );
-            let arrays = columns.iter().map(|_| game.clone()).collect();
-            let opts = RecordBatchOptions::new().with_row_count(Some(numbers.len()));
+            let opts = RecordBatchOptions::new().with_row_count(Some(n));
             Some(
                 RecordBatch::try_new_with_options(schema.clone(), arrays, &opts)
                     .map_err(DataFusionError::from),
