@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use cqldb::cql::{CqlRun, Source, logical_plan, run_plan};
+use cqldb::cql::{CqlRun, KeptPositions, Source, logical_plan, run_plan};
 use cqldb_planner::plan::rules::{Draft, RULES, Rule, optimize_with};
 use cqldb_planner::plan::{PhysicalPlan, Scan};
 use proptest::prelude::*;
@@ -110,6 +110,30 @@ fn compare(
             full.0.len()
         ));
     }
+    // The matched positions (SQL's `cql()` and pushed filters; listed from the index alone
+    // when the plan is exact) agree with the full scan's, plies included.
+    let positions = |full_scan: bool, kept: KeptPositions| {
+        let mut r = cql_run(query, db, variations, full_scan, &planned_out);
+        r.output = None;
+        r.positions = kept;
+        run_plan(&r, cqldb::cql::plan(&r).expect("plan"))
+            .expect("positions")
+            .positions_matched
+    };
+    let want = positions(true, KeptPositions::WithPlies);
+    if positions(false, KeptPositions::WithPlies) != want {
+        return Err(format!(
+            "{query} (variations {variations}): matched positions differ"
+        ));
+    }
+    let ids = |rows: Vec<(u64, u32, u32)>| -> Vec<(u64, u32)> {
+        rows.into_iter().map(|(g, id, _)| (g, id)).collect()
+    };
+    if ids(positions(false, KeptPositions::Ids)) != ids(want) {
+        return Err(format!(
+            "{query} (variations {variations}): matched position ids differ"
+        ));
+    }
     Ok(true)
 }
 
@@ -173,6 +197,46 @@ fn blind_data_agrees() {
             let query = format!("cql() {q}");
             if let Err(e) = compare(&query, &db, variations, &pruning_rules(), tmp.path()) {
                 panic!("{e}");
+            }
+        }
+    }
+}
+
+/// Games whose trees branch (studies, repertoires, annotated matches): the positions an
+/// exact plan lists from the index, main line or every line, against the full scan's, for
+/// filters about positions and about whole games.
+#[test]
+fn listed_positions_agree_on_game_trees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shared().join("data/variations");
+    let files: Vec<PathBuf> = [
+        "pychess_world_matches.pgn",
+        "pychess_dortmund.pgn",
+        "pgn4people-poc_demo_pgn_1.pgn",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .collect();
+    let db = tmp.path().join("trees");
+    index(&files, &db);
+    for q in [
+        "result 1-0",
+        "not result 0-1",
+        "player white \"a\"",
+        "year > 1900",
+        "check",
+        "mate",
+        "Ka1 or Kh8",
+        "btm Qd1",
+        "flipcolor { Kg1 }",
+        "check result 1-0",
+        "gamenumber 2 9",
+    ] {
+        for variations in [false, true] {
+            let query = format!("cql() {q}");
+            match compare(&query, &db, variations, &pruning_rules(), tmp.path()) {
+                Ok(_) => {}
+                Err(e) => panic!("{e}"),
             }
         }
     }

@@ -10,7 +10,7 @@
 use anyhow::{Context, Result, anyhow};
 use cqldb_indexer::Input;
 use cqldb_indexer::split::{RawGame, Splitter};
-use cqldb_planner::plan::{OpStats, PhysicalPlan, Residual, RunStats};
+use cqldb_planner::plan::{OpStats, PhysicalPlan, Residual, RunStats, SinkKind};
 use cqldb_storage::Database;
 use rayon::prelude::*;
 
@@ -31,6 +31,9 @@ pub enum Opened<'a> {
 pub struct ExecOptions {
     /// Measure every operator (`EXPLAIN ANALYZE`): also count the games of each scan.
     pub analyze: bool,
+    /// With a positions sink, each matched position's ply too (positions listed from the
+    /// index then decode the games with variations for theirs).
+    pub plies: bool,
 }
 
 /// Runs `plan` over `source` into `sink` and returns what the run found.
@@ -56,7 +59,7 @@ pub fn execute_with(
             let before = cqldb_storage::mapped::faults();
             sink.faults_since = Some(before);
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_db(db, &plan, opts.analyze, &mut engine, &mut sink)
+                run_db(db, &plan, opts, &mut engine, &mut sink)
             }));
             db.check_shrink(before)?;
             sink.summary.stats = match ran {
@@ -164,6 +167,7 @@ fn candidates<'d>(
     plan: &PhysicalPlan,
     analyze: bool,
     stats: &mut RunStats,
+    listed: &mut Vec<roaring::RoaringBitmap>,
 ) -> Result<Vec<Candidates<'d>>> {
     let mut segments = Vec::new();
     let mut first = 1u64;
@@ -189,7 +193,13 @@ fn candidates<'d>(
                 s.tags = db.tag_reader(entry).ok();
             }
             let mut ops = Vec::new();
-            let games = s.eval_games(scan, &mut ops)?;
+            // A plan that lists its positions from the index keeps the scan's positions.
+            let (games, positions) = if lists_positions(plan) {
+                let (games, positions) = s.eval_positions(scan, &mut ops)?;
+                (games, Some(positions))
+            } else {
+                (s.eval_games(scan, &mut ops)?, None)
+            };
             if let Some(top) = ops.first_mut()
                 && !analyze
             {
@@ -197,6 +207,7 @@ fn candidates<'d>(
             }
             Ok(SegmentCandidates {
                 games,
+                positions,
                 ops,
                 inexact: s.inexact,
             })
@@ -215,14 +226,23 @@ fn candidates<'d>(
         }
         // No bound where a scan was inexact: every game of the segment is evaluated.
         stats.inexact |= found.inexact;
+        listed.extend(found.positions);
         out.push((first, seg, (!found.inexact).then_some(found.games)));
     }
     Ok(out)
 }
 
+/// Whether the plan's answer is its scan's positions (an exact plan whose sink lists the
+/// matching positions): `listed.rs` reports them without evaluating a game.
+fn lists_positions(plan: &PhysicalPlan) -> bool {
+    plan.residual == Residual::None && plan.sink == SinkKind::Positions && plan.candidates.is_some()
+}
+
 /// What the index scans found in one segment.
 struct SegmentCandidates {
     games: roaring::RoaringBitmap,
+    /// The scan's positions, for a plan that lists them (see [`lists_positions`]).
+    positions: Option<roaring::RoaringBitmap>,
     /// Each operator's measurements, in pre-order.
     ops: Vec<OpStats>,
     /// Whether some scan could not be answered exactly (see `SegmentScan::inexact`).
@@ -234,14 +254,15 @@ struct SegmentCandidates {
 fn run_db(
     db: &Database,
     plan: &PhysicalPlan,
-    analyze: bool,
+    opts: ExecOptions,
     engine: &mut Engine,
     sink: &mut Sink<'_>,
 ) -> Result<RunStats> {
     let variations = engine.variations;
     let with_text = engine.query().reads_tags || sink.writes();
     let mut stats = RunStats::default();
-    let segments = candidates(db, plan, analyze, &mut stats)?;
+    let mut listed = Vec::new();
+    let segments = candidates(db, plan, opts.analyze, &mut stats, &mut listed)?;
     // Games skipped by the index are read (and do not match).
     let read: u64 = segments
         .iter()
@@ -250,7 +271,21 @@ fn run_db(
     sink.summary.games += stats.games - read;
     // A segment that could not be bounded exactly needs the residual even in a plan that
     // counts from the index.
-    if plan.residual == Residual::None && !stats.inexact {
+    if lists_positions(plan) && !stats.inexact && listed.len() == segments.len() {
+        sink.summary.games += read;
+        let all: Vec<(u64, &cqldb_storage::Segment, roaring::RoaringBitmap)> = segments
+            .iter()
+            .zip(listed)
+            .map(|(&(first, seg, _), positions)| (first, seg, positions))
+            .collect();
+        let visit = crate::listed::Visit {
+            variations: plan.variations,
+            plies: opts.plies,
+        };
+        crate::listed::list_positions(all, visit, sink)?;
+        return Ok(stats);
+    }
+    if plan.residual == Residual::None && !stats.inexact && plan.sink != SinkKind::Positions {
         sink.summary.games += read;
         sink.summary.matched.reserve(read as usize);
         for (first, _, games) in &segments {

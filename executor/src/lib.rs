@@ -15,6 +15,7 @@ pub mod estimate;
 pub mod execute;
 pub mod found;
 pub mod gtql;
+mod listed;
 pub mod match_output;
 pub mod ordered;
 pub mod output;

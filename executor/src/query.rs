@@ -74,11 +74,24 @@ pub struct CqlRun {
     pub full_scan: bool,
     /// Measure every operator (`EXPLAIN ANALYZE`).
     pub analyze: bool,
-    /// Keep the matched positions, not only the games (SQL's `cql()` rows): every candidate
-    /// game is evaluated, even where the index alone could count the games.
-    pub positions: bool,
+    /// Whether the matched positions are kept, not only the games (SQL's `cql()` rows and
+    /// pushed filters).
+    pub positions: KeptPositions,
     /// What the reference program's other options set.
     pub options: QueryOptions,
+}
+
+/// Which of the matched positions' facts a run keeps.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum KeptPositions {
+    /// None: the games only.
+    #[default]
+    None,
+    /// Each position's game, id and ply.
+    WithPlies,
+    /// Game and id only: where the index lists the positions, no game is decoded for plies
+    /// (the plies reported are then the ids).
+    Ids,
 }
 
 /// What the reference program's command line sets beyond the header's parameters.
@@ -119,7 +132,7 @@ impl CqlRun {
             matchstring: None,
             full_scan: false,
             analyze: false,
-            positions: false,
+            positions: KeptPositions::None,
             options: QueryOptions::default(),
         }
     }
@@ -154,8 +167,10 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
     Ok(LogicalPlan {
         query: std::sync::Arc::new(query),
         variations,
-        sink: if r.output.is_some() || r.positions {
+        sink: if r.output.is_some() {
             SinkKind::Games
+        } else if r.positions != KeptPositions::None {
+            SinkKind::Positions
         } else {
             SinkKind::Count
         },
@@ -239,13 +254,17 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
         None => None,
         Some(p) => Some(open_output(p)?),
     };
-    let output: std::sync::Arc<dyn crate::match_output::MatchOutput> = if r.positions {
-        std::sync::Arc::new(crate::match_output::MatchedPositions)
-    } else {
-        r.format.output()
-    };
+    let output: std::sync::Arc<dyn crate::match_output::MatchOutput> =
+        if r.positions != KeptPositions::None {
+            std::sync::Arc::new(crate::match_output::MatchedPositions)
+        } else {
+            r.format.output()
+        };
     let sink = Sink::new(&plan.query, out, output)?;
-    let opts = ExecOptions { analyze: r.analyze };
+    let opts = ExecOptions {
+        analyze: r.analyze,
+        plies: r.positions != KeptPositions::Ids,
+    };
     match &r.source {
         Source::Pgn(input) => execute_with(plan, &Opened::Pgn(input), sink, opts),
         Source::Db(dir) => {

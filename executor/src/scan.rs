@@ -83,6 +83,19 @@ impl<'a> SegmentScan<'a> {
         Ok(self.layout.games_in(&found))
     }
 
+    /// The games and the positions `scan` finds (segment-local numbers and ids): for a plan
+    /// the index answers exactly, the matching positions themselves (see `listed.rs`).
+    pub fn eval_positions(
+        &mut self,
+        scan: &Scan,
+        stats: &mut Vec<OpStats>,
+    ) -> cqldb_storage::Result<(RoaringBitmap, RoaringBitmap)> {
+        let mut index = 0;
+        let found = self.eval_at(scan, stats, &mut index)?;
+        let games = self.layout.games_in(&found);
+        Ok((games, self.layout.positions_in(found).into_sparse()))
+    }
+
     fn eval_at(
         &mut self,
         scan: &Scan,

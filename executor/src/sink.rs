@@ -207,6 +207,26 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
+    /// Takes a matching game whose matching positions (id, ply) the index listed (see
+    /// `listed.rs`): no game was read, nothing is written.
+    pub(crate) fn listed(
+        &mut self,
+        number: u64,
+        positions: impl Iterator<Item = (u32, u32)>,
+    ) -> Result<()> {
+        if self
+            .faults_since
+            .is_some_and(|f| cqldb_storage::mapped::faults() != f)
+        {
+            anyhow::bail!("a database file shrank while it was being read");
+        }
+        self.summary
+            .positions_matched
+            .extend(positions.map(|(id, ply)| (number, id, ply)));
+        self.summary.matched.push(number);
+        Ok(())
+    }
+
     /// Writes sorted output (largest key first, ties in input order), flushes, and returns the
     /// run's totals.
     pub fn finish(mut self) -> Result<Summary> {

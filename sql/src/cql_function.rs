@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use cqldb_executor::query::{CqlRun, Source};
+use cqldb_executor::query::{CqlRun, KeptPositions, Source};
 use cqldb_storage::Database;
 use datafusion::arrow::array::{ArrayRef, Int64Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -24,6 +24,7 @@ use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::provider::df_error;
+use crate::selection::PositionsByGame;
 
 /// The `cql` table function over one database.
 pub struct CqlFunction {
@@ -51,7 +52,7 @@ pub fn matched_positions(db: &Arc<Database>, query: &str) -> anyhow::Result<Vec<
     };
     let mut run = CqlRun::new(text, Source::Open(db.clone()));
     run.query_name = "cql()".into();
-    run.positions = true;
+    run.positions = KeptPositions::WithPlies;
     Ok(cqldb_executor::query::run(&run)?.positions_matched)
 }
 
@@ -88,9 +89,15 @@ impl TableFunctionImpl for CqlFunction {
         )?;
         let mut games: Vec<u64> = rows.iter().map(|r| r.0).collect();
         games.dedup();
+        let mut positions: std::collections::HashMap<u64, Vec<u32>> = Default::default();
+        for &(g, id, _) in &rows {
+            // Sorted rows: each game's ids come ascending.
+            positions.entry(g).or_default().push(id);
+        }
         Ok(Arc::new(CqlMatches {
             rows: MemTable::try_new(schema, vec![vec![batch]])?,
             games: Arc::new(games),
+            positions: Arc::new(positions),
         }))
     }
 }
@@ -101,12 +108,18 @@ impl TableFunctionImpl for CqlFunction {
 pub struct CqlMatches {
     rows: MemTable,
     games: Arc<Vec<u64>>,
+    positions: PositionsByGame,
 }
 
 impl CqlMatches {
     /// The matched games, ascending.
     pub fn games(&self) -> Arc<Vec<u64>> {
         self.games.clone()
+    }
+
+    /// The matched positions of each game, ascending.
+    pub fn positions(&self) -> PositionsByGame {
+        self.positions.clone()
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
-use cqldb_executor::query::{CqlRun, Source};
+use cqldb_executor::query::{CqlRun, KeptPositions, Source};
 use cqldb_storage::Database;
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -31,6 +31,7 @@ use crate::decode::{Chunks, GameSet, Reading, game_count};
 use crate::pushdown::{Piece, Pushed, piece};
 use crate::selection::Selection;
 use crate::tables::Table;
+use crate::tables::indexed_games::{self, IndexedGames};
 
 /// One table over an open database.
 pub struct ChessTable {
@@ -40,6 +41,9 @@ pub struct ChessTable {
     pushdown: bool,
     /// Only these games (ascending), set by the `narrow_join_by_cql` rule on a copy.
     restrict: Option<Arc<Vec<u64>>>,
+    /// And of their rows only these (same rule; `positions` and `moves`, when no pushed
+    /// filter selects rows already).
+    restrict_rows: Selection,
     /// Rows the session's scans produced (what the benchmark reports against table sizes).
     scanned: Arc<AtomicU64>,
 }
@@ -58,19 +62,25 @@ impl ChessTable {
             db,
             pushdown,
             restrict: None,
+            restrict_rows: Selection::Every,
             scanned,
         }
     }
 
-    /// A copy that reads only the games `games` (ascending).
-    pub fn restricted_to(&self, games: Arc<Vec<u64>>) -> Self {
+    /// A copy that reads only the games `games` (ascending) and of them the rows `rows`.
+    pub fn restricted_to(&self, games: Arc<Vec<u64>>, rows: Selection) -> Self {
         Self {
             table: self.table,
             db: self.db.clone(),
             pushdown: self.pushdown,
             restrict: Some(games),
+            restrict_rows: rows,
             scanned: self.scanned.clone(),
         }
+    }
+
+    pub fn table(&self) -> Table {
+        self.table
     }
 
     pub fn is_restricted(&self) -> bool {
@@ -129,7 +139,12 @@ impl TableProvider for ChessTable {
                 None => only.to_vec(),
             });
         }
-        let found = find(&self.db, self.table, &pushed).map_err(df_error)?;
+        let mut found = find(&self.db, self.table, &pushed).map_err(df_error)?;
+        if matches!(found.keep, Selection::Every)
+            && matches!(self.table, Table::Positions | Table::Moves)
+        {
+            found.keep = self.restrict_rows.clone();
+        }
         let full = self.table.schema();
         let columns: Vec<usize> = projection
             .cloned()
@@ -214,7 +229,12 @@ fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Fou
     let positions = matches!(table, Table::Positions | Table::Moves);
     let mut run = CqlRun::new(format!("cql(variations)\n{body}"), Source::Open(db.clone()));
     run.query_name = "pushed filters".into();
-    run.positions = positions;
+    // Only ids: the scan reads the games it needs itself.
+    run.positions = if positions {
+        KeptPositions::Ids
+    } else {
+        KeptPositions::None
+    };
     run.variations = true;
     run.gamenumber = Some((lo as i64, (hi - 1) as i64));
     let plan = cqldb_executor::query::plan(&run)?;
@@ -266,9 +286,11 @@ fn estimated_rows(db: &Database, table: Table, found: &Found) -> Option<usize> {
     let per_game = total_positions as f64 / total_games.max(1) as f64;
     let rows = match (table, &found.keep) {
         (Table::Games, _) => games as f64,
-        (Table::Positions | Table::Moves, Selection::Positions(map)) => {
-            map.values().map(Vec::len).sum::<usize>() as f64
-        }
+        // A position has about one child: the moves out of listed positions are about as many.
+        (
+            Table::Positions | Table::Moves,
+            Selection::Positions(map) | Selection::ChildrenOf(map),
+        ) => map.values().map(Vec::len).sum::<usize>() as f64,
         (Table::Positions, _) => games as f64 * per_game,
         (Table::Moves, _) => games as f64 * (per_game - 1.0).max(0.0),
         (Table::Tags | Table::Comments, _) => return None,
@@ -338,6 +360,9 @@ impl PartitionStream for ChunkStream {
         if self.table == Table::Games && self.columns.iter().all(|&c| c == GAME_COLUMN) {
             return self.game_numbers_only();
         }
+        if self.table == Table::Games && indexed_games::covers(&self.columns) {
+            return self.indexed_games();
+        }
         if let (Table::Positions, Selection::Positions(map)) = (self.table, &self.keep)
             && self
                 .columns
@@ -395,6 +420,39 @@ impl ChunkStream {
             }
             (games, ids)
         })
+    }
+
+    /// A `games` scan whose columns the index holds (results, years, ratings, plies, ...):
+    /// see [`indexed_games`]; no game's text is read unless the index cannot tell its value.
+    fn indexed_games(&self) -> SendableRecordBatchStream {
+        let mut set = self.set.clone();
+        let mut reader = IndexedGames::new(self.db.clone(), self.columns.clone());
+        let (schema, scanned) = (self.schema.clone(), self.scanned.clone());
+        let batches = std::iter::from_fn(move || {
+            let numbers = set.take(crate::decode::CHUNK_GAMES);
+            if numbers.is_empty() {
+                return None;
+            }
+            let groups = match reader.arrays(&numbers) {
+                Ok(g) => g,
+                Err(e) => return Some(vec![Err(df_error(e))]),
+            };
+            Some(
+                groups
+                    .into_iter()
+                    .map(|arrays| {
+                        let b = RecordBatch::try_new(schema.clone(), arrays)?;
+                        scanned.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
+                        Ok(b)
+                    })
+                    .collect::<Vec<Result<RecordBatch>>>(),
+            )
+        })
+        .flatten();
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::iter(batches),
+        ))
     }
 
     /// A `games` scan that needs nothing but the game numbers (`count(*)`, `SELECT game`): its

@@ -12,7 +12,7 @@
 //! Exact on `positions` too: `material = 'KRPkr'` (a count per piece kind, which the material
 //! index answers) and `on_square(white_king, 'g1')` (CQL's `Kg1`). Narrowing only (`Inexact`:
 //! the index keeps every matching game and maybe more, DataFusion filters again): `white`,
-//! `black`, `event`, `site`, `eco` and `date` compared with `=` or `LIKE '%word%'` on `games`,
+//! `black`, `event`, `site` and `date` compared with `=` or `LIKE '%word%'` on `games`,
 //! which become CQL's tag searches (`player white "word"`: the tag contains the word), answered
 //! by the tag index; `fen = '...'` on `positions` becomes CQL's `fen "board"` (the board
 //! alone), answered by the material and board indexes.
@@ -154,7 +154,6 @@ fn tag_search(name: &str) -> Option<&'static str> {
         "black" => "player black",
         "event" => "event",
         "site" => "site",
-        "eco" => "eco",
         "date" => "date",
         _ => return None,
     })

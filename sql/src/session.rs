@@ -85,7 +85,10 @@ impl SqlSession {
         for f in crate::functions::all(&db) {
             ctx.register_udf(f);
         }
-        ctx.add_optimizer_rule(Arc::new(crate::rules::narrow_join_by_cql::NarrowJoinByCql));
+        // Without pushdown, no narrowing either: that session is the differential tests' baseline.
+        if opts.pushdown {
+            ctx.add_optimizer_rule(Arc::new(crate::rules::narrow_join_by_cql::NarrowJoinByCql));
+        }
         Ok(Self {
             ctx,
             runtime: runtime(threads)?,

@@ -231,6 +231,41 @@ fn flags_and_cql_agree() {
     assert!(total > 0);
 }
 
+/// Joins with a `cql()` table that the narrowing rule restricts to the matched games, positions
+/// or children of positions give what they give without the rule (the plain session has no
+/// pushdown and no narrowing), for each join form and side.
+#[test]
+fn joins_narrowed_by_cql_keep_their_answers() {
+    let f = fixture();
+    let queries = [
+        "mate",
+        "cql(variations) check",
+        "move previous promote [RBN]",
+        "btm Ke1",
+        "mainline fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\"",
+    ];
+    let forms = [
+        "SELECT m.game, m.position, m.san FROM cql('{q}') c JOIN moves m ON m.game = c.game AND m.parent = c.position",
+        "SELECT m.game, m.position, m.uci FROM moves m JOIN cql('{q}') c ON c.position = m.parent AND c.game = m.game",
+        "SELECT c.game, c.position, m.san FROM cql('{q}') c LEFT JOIN moves m ON m.game = c.game AND m.parent = c.position",
+        "SELECT m.game, m.position, c.ply FROM moves m LEFT JOIN cql('{q}') c ON m.game = c.game AND m.parent = c.position WHERE m.game <= 30",
+        "SELECT p.game, p.position, p.fen FROM cql('{q}') c JOIN positions p USING (game, position)",
+        "SELECT p.game, p.position, p.ply FROM positions p JOIN cql('{q}') c ON p.game = c.game AND p.parent = c.position",
+        "SELECT m.game, m.position FROM cql('{q}') c JOIN moves m ON m.game = c.game AND m.position = c.position",
+        "SELECT g.game, g.white, c.position FROM cql('{q}') c JOIN games g USING (game)",
+    ];
+    let mut nonempty = 0;
+    for q in queries {
+        for form in forms {
+            let sql = form.replace("{q}", q);
+            let (pushed, plain) = (rows(&f.pushed, &sql), rows(&f.plain, &sql));
+            assert_eq!(pushed, plain, "{sql}");
+            nonempty += usize::from(!pushed.is_empty());
+        }
+    }
+    assert!(nonempty >= 30, "{nonempty}");
+}
+
 #[test]
 fn errors_are_errors() {
     let f = fixture();

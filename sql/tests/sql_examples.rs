@@ -389,11 +389,18 @@ fn most_frequent_eco_codes_per_decade() {
     );
     let mut counts: BTreeMap<i64, BTreeMap<String, usize>> = BTreeMap::new();
     for g in games() {
-        if let (Some(y), Some(eco)) = (g.year(), g.tag("ECO")) {
+        // The column is the code the tag starts with: a letter A–E and two digits.
+        let code = g.tag("ECO").and_then(|t| {
+            let t = t.trim();
+            let c: Vec<char> = t.chars().take(3).collect();
+            (c.len() == 3 && ('A'..='E').contains(&c[0]) && c[1..].iter().all(char::is_ascii_digit))
+                .then(|| c.iter().collect::<String>())
+        });
+        if let (Some(y), Some(eco)) = (g.year(), code) {
             *counts
                 .entry(y / 10 * 10)
                 .or_default()
-                .entry(eco.to_owned())
+                .entry(eco)
                 .or_default() += 1;
         }
     }

@@ -65,4 +65,4 @@ pub use schema::{
     Bitboards, CommentPlacement, CommentRef, GameMeta, GameResult, MaterialSignature, MoveCode,
     MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION, lenient_position,
 };
-pub use segment::{GameInfo, GameRows, IssueRecord, NewGame, Segment, SegmentStats};
+pub use segment::{GameInfo, GameRows, GameSource, IssueRecord, NewGame, Segment, SegmentStats};

@@ -673,23 +673,27 @@ pub struct GameMeta {
 }
 
 impl GameMeta {
-    /// Packs an ECO string like `B33` (`None` if it is not one).
+    /// Packs the ECO code an ECO tag starts with, a letter A–E and two digits (`B33`, `B33a`;
+    /// `None` if it does not start with one).
     pub fn parse_eco(s: &str) -> Option<u16> {
-        let b = s.trim().as_bytes();
-        if b.len() < 3 || !(b'A'..=b'E').contains(&b[0]) {
-            return None;
+        match s.trim().as_bytes() {
+            [l @ b'A'..=b'E', d1 @ b'0'..=b'9', d2 @ b'0'..=b'9', ..] => Some(
+                1 + u16::from(l - b'A') * 100 + u16::from(d1 - b'0') * 10 + u16::from(d2 - b'0'),
+            ),
+            _ => None,
         }
-        let n: u16 = std::str::from_utf8(&b[1..3]).ok()?.parse().ok()?;
-        Some(1 + u16::from(b[0] - b'A') * 100 + n)
     }
 
     /// The ECO code as text, if any.
     pub fn eco_string(&self) -> Option<String> {
-        (self.eco > 0).then(|| {
-            let v = self.eco - 1;
-            format!("{}{:02}", char::from(b'A' + (v / 100) as u8), v % 100)
-        })
+        eco_text(self.eco)
     }
+}
+
+/// A packed ECO code (as in [`GameMeta::eco`]) as text: `B33`; `None` for 0 or past `E99`.
+pub fn eco_text(code: u16) -> Option<String> {
+    let v = code.checked_sub(1)?;
+    (v < 500).then(|| format!("{}{:02}", char::from(b'A' + (v / 100) as u8), v % 100))
 }
 
 /// Width of an Elo band in the game bitmaps (`EloBand(c, 25)` = 2500..2599).

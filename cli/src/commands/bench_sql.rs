@@ -111,6 +111,15 @@ fn statements() -> Vec<Statement> {
             true,
         ),
         s(
+            "cql() join: opening tree after 1.e4 c5",
+            "SELECT m.san, count(DISTINCT m.game) AS games, avg(CASE g.result WHEN '1-0' THEN 1.0 \
+             WHEN '0-1' THEN 0.0 WHEN '1/2-1/2' THEN 0.5 END) AS score \
+             FROM cql('mainline fen \"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\"') c \
+             JOIN moves m ON m.game = c.game AND m.parent = c.position \
+             JOIN games g ON g.game = m.game GROUP BY 1 ORDER BY 2 DESC LIMIT 10",
+            false,
+        ),
+        s(
             "two bishops v two knights per year",
             "SELECT g.year, count(*) FROM positions p JOIN games g USING (game) \
              WHERE strpos(p.material, 'BB') > 0 AND strpos(p.material, 'N') = 0 \

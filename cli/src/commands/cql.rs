@@ -352,7 +352,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         matchstring: a.matchstring.clone(),
         full_scan: a.full_scan,
         analyze: args.analyze,
-        positions: false,
+        positions: cqldb::cql::KeptPositions::None,
         options: cqldb::cql::QueryOptions {
             transform: a.extra.transform()?,
             quiet: a.extra.quiet,

@@ -32,6 +32,9 @@ pub enum SinkKind {
     Count,
     /// The matching games, written (PGN, rows): their positions are needed.
     Games,
+    /// The matching positions themselves (SQL's `cql()` and pushed filters): game, id and
+    /// ply of each, no text.
+    Positions,
 }
 
 /// A query and how it is to be run, before optimization.
@@ -161,6 +164,7 @@ impl PhysicalPlan {
         let sink = match self.sink {
             SinkKind::Count => "count",
             SinkKind::Games => "games",
+            SinkKind::Positions => "positions",
         };
         let mut line = format!("  Sink: {sink}");
         if let Some(st) = stats {

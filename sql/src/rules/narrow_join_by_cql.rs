@@ -5,9 +5,13 @@
 //! scanned; without this rule `cql('mate') m JOIN games g USING (game)` decodes every game of
 //! `games` to throw nearly all of them away in the hash join. The rule gives the other side's
 //! scan the matched game numbers (a restricted copy of its table provider), which its scan
-//! intersects with whatever else was pushed. Only joins whose other side can hold no row of a
-//! game missing from `cql()` are narrowed: inner joins, the outer side of an outer join whose
-//! preserved side is the `cql()` table, and semi joins filtered by it.
+//! intersects with whatever else was pushed. When the join also matches the other side's
+//! `position` with the `cql()` position (`USING (game, position)`), that side keeps only the
+//! matched positions; when it matches its `parent` (`m.parent = c.position`, the moves out of
+//! the matched positions, as an opening tree asks), only their children: the rows the join
+//! would keep, without computing the others' SAN or FEN. Only joins whose other side can hold
+//! no row of a game missing from `cql()` are narrowed: inner joins, the outer side of an outer
+//! join whose preserved side is the `cql()` table, and semi joins filtered by it.
 
 use std::sync::Arc;
 
@@ -20,6 +24,8 @@ use datafusion::optimizer::{ApplyOrder, OptimizerConfig, OptimizerRule};
 
 use crate::cql_function::CqlMatches;
 use crate::provider::ChessTable;
+use crate::selection::{PositionsByGame, Selection};
+use crate::tables::Table;
 
 #[derive(Debug, Default)]
 pub struct NarrowJoinByCql;
@@ -55,21 +61,23 @@ impl OptimizerRule for NarrowJoinByCql {
             JoinType::Right | JoinType::RightSemi => (true, false),
             _ => (false, false),
         };
-        let left_games = cql_games(&join.left);
-        let right_games = cql_games(&join.right);
+        let left_cql = cql_matches(&join.left);
+        let right_cql = cql_matches(&join.right);
         let mut join: Join = join;
         let mut changed = false;
-        if let (true, Some(games)) = (right_may, &left_games)
-            && let Some(narrowed) = narrow(&join.right, games)?
-        {
-            join.right = Arc::new(narrowed);
-            changed = true;
+        if let (true, Some(m)) = (right_may, &left_cql) {
+            let rows = row_restriction(&join.on, m, Side::Right);
+            if let Some(narrowed) = narrow(&join.right, &m.games, &rows)? {
+                join.right = Arc::new(narrowed);
+                changed = true;
+            }
         }
-        if let (true, Some(games)) = (left_may, &right_games)
-            && let Some(narrowed) = narrow(&join.left, games)?
-        {
-            join.left = Arc::new(narrowed);
-            changed = true;
+        if let (true, Some(m)) = (left_may, &right_cql) {
+            let rows = row_restriction(&join.on, m, Side::Left);
+            if let Some(narrowed) = narrow(&join.left, &m.games, &rows)? {
+                join.left = Arc::new(narrowed);
+                changed = true;
+            }
         }
         let plan = LogicalPlan::Join(join);
         Ok(if changed {
@@ -87,16 +95,52 @@ fn column_name(e: &Expr) -> Option<&str> {
     }
 }
 
-/// The games of the `cql()` table `plan` reads (through aliases and filters, which only drop
-/// rows), if it is one.
-fn cql_games(plan: &LogicalPlan) -> Option<Arc<Vec<u64>>> {
+/// What a `cql()` table matched.
+struct Matched {
+    games: Arc<Vec<u64>>,
+    positions: PositionsByGame,
+}
+
+/// The side of a join a table is narrowed on.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+/// The rows of the narrowed side the join can keep, from its other conditions: `position =`
+/// the `cql()` position keeps those positions, `parent =` it keeps their children.
+fn row_restriction(on: &[(Expr, Expr)], cql: &Matched, narrowed: Side) -> Selection {
+    for (l, r) in on {
+        let (mine, theirs) = match narrowed {
+            Side::Left => (l, r),
+            Side::Right => (r, l),
+        };
+        if column_name(theirs) != Some("position") {
+            continue;
+        }
+        match column_name(mine) {
+            Some("position") => return Selection::Positions(cql.positions.clone()),
+            Some("parent") => return Selection::ChildrenOf(cql.positions.clone()),
+            _ => {}
+        }
+    }
+    Selection::Every
+}
+
+/// The `cql()` table `plan` reads (through aliases and filters, which only drop rows), if it
+/// is one.
+fn cql_matches(plan: &LogicalPlan) -> Option<Matched> {
     match plan {
-        LogicalPlan::SubqueryAlias(a) => cql_games(&a.input),
-        LogicalPlan::Filter(f) => cql_games(&f.input),
+        LogicalPlan::SubqueryAlias(a) => cql_matches(&a.input),
+        LogicalPlan::Filter(f) => cql_matches(&f.input),
         LogicalPlan::TableScan(s) => {
             let provider = source_as_provider(&s.source).ok()?;
             let any: &dyn std::any::Any = provider.as_ref();
-            any.downcast_ref::<CqlMatches>().map(CqlMatches::games)
+            any.downcast_ref::<CqlMatches>().map(|m| Matched {
+                games: m.games(),
+                positions: m.positions(),
+            })
         }
         _ => None,
     }
@@ -104,16 +148,20 @@ fn cql_games(plan: &LogicalPlan) -> Option<Arc<Vec<u64>>> {
 
 /// `plan` with its table scan restricted to `games`, if it is a cqldb table seen through
 /// aliases and filters and not restricted yet.
-fn narrow(plan: &LogicalPlan, games: &Arc<Vec<u64>>) -> Result<Option<LogicalPlan>> {
+fn narrow(
+    plan: &LogicalPlan,
+    games: &Arc<Vec<u64>>,
+    rows: &Selection,
+) -> Result<Option<LogicalPlan>> {
     Ok(match plan {
-        LogicalPlan::SubqueryAlias(a) => match narrow(&a.input, games)? {
+        LogicalPlan::SubqueryAlias(a) => match narrow(&a.input, games, rows)? {
             Some(input) => Some(LogicalPlan::SubqueryAlias(SubqueryAlias::try_new(
                 Arc::new(input),
                 a.alias.clone(),
             )?)),
             None => None,
         },
-        LogicalPlan::Filter(f) => match narrow(&f.input, games)? {
+        LogicalPlan::Filter(f) => match narrow(&f.input, games, rows)? {
             Some(input) => Some(LogicalPlan::Filter(Filter::try_new(
                 f.predicate.clone(),
                 Arc::new(input),
@@ -127,7 +175,11 @@ fn narrow(plan: &LogicalPlan, games: &Arc<Vec<u64>>) -> Result<Option<LogicalPla
             let any: &dyn std::any::Any = provider.as_ref();
             match any.downcast_ref::<ChessTable>() {
                 Some(table) if !table.is_restricted() => {
-                    let restricted = Arc::new(table.restricted_to(games.clone()));
+                    let rows = match table.table() {
+                        Table::Positions | Table::Moves => rows.clone(),
+                        Table::Games | Table::Tags | Table::Comments => Selection::Every,
+                    };
+                    let restricted = Arc::new(table.restricted_to(games.clone(), rows));
                     Some(LogicalPlan::TableScan(TableScan {
                         source: provider_as_source(restricted),
                         ..s.clone()

@@ -6,7 +6,7 @@
 //! | `event`, `site`, `date`, `round`, `white`, `black` | TEXT | the tags as written (NULL when absent) |
 //! | `result` | TEXT | the `Result` tag as written (`1-0`, `0-1`, `1/2-1/2`, `*`; NULL when absent) |
 //! | `white_elo`, `black_elo` | BIGINT | the ratings (NULL when absent or not a number) |
-//! | `eco` | TEXT | the `ECO` tag |
+//! | `eco` | TEXT | the ECO code the `ECO` tag starts with (`B33`; `B33a` gives `B33`), NULL when it is none (the tag as written is in `tags`) |
 //! | `year` | BIGINT | the year of the `Date` tag (NULL when unknown) |
 //! | `plies` | BIGINT | moves of the main line |
 //! | `positions` | BIGINT | positions of the whole tree, variations included |
@@ -19,6 +19,8 @@
 
 use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::datatypes::DataType;
+
+pub use cqldb_storage::schema::eco_text;
 
 use super::{ints, texts};
 use crate::decode::Decoded;
@@ -86,6 +88,12 @@ fn column(games: &[Decoded], c: usize) -> ArrayRef {
             ints(g.map(|d| tag(d).as_deref().and_then(cqldb_storage::schema::rating)))
         }
         "year" => ints(g.map(|d| tag(d).as_deref().and_then(cqldb_storage::schema::date_year))),
+        "eco" => texts(g.map(|d| {
+            tag(d)
+                .as_deref()
+                .and_then(cqldb_storage::GameMeta::parse_eco)
+                .and_then(eco_text)
+        })),
         "plies" => ints(g.map(|d| Some(main_line_plies(d)))),
         "positions" => ints(g.map(|d| Some(i64::from(d.info.positions)))),
         "variations" => ints(g.map(|d| {

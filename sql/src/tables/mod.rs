@@ -7,6 +7,7 @@
 
 pub mod comments;
 pub mod games;
+pub mod indexed_games;
 pub mod moves;
 pub mod positions;
 pub mod tags;

@@ -79,15 +79,14 @@ pub fn arrays(
         .iter()
         .flat_map(|d| {
             let g = &d.game;
-            keep.positions(g.number, g.positions.len())
-                .filter_map(move |id| {
-                    let parent = g.parent(id)?;
-                    Some(Row {
-                        game: g,
-                        id,
-                        parent,
-                    })
+            keep.positions(g).filter_map(move |id| {
+                let parent = g.parent(id)?;
+                Some(Row {
+                    game: g,
+                    id,
+                    parent,
                 })
+            })
         })
         .collect();
     columns.iter().map(|&c| column(&rows, c)).collect()

@@ -101,7 +101,7 @@ pub fn arrays(
         .iter()
         .flat_map(|d| {
             let g = &d.game;
-            keep.positions(g.number, g.positions.len())
+            keep.positions(g)
                 .map(move |id| (g.number, &g.positions[id as usize], id))
         })
         .collect();

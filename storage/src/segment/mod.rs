@@ -220,6 +220,15 @@ pub struct GameRows<'a> {
     pub text: &'a [u8],
 }
 
+/// A game's source file (an index into [`Segment::source_files`]), line and number of
+/// recorded problems.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GameSource {
+    pub file: u32,
+    pub line: u32,
+    pub issues: u32,
+}
+
 /// The location and provenance of one game inside a segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameInfo {
@@ -375,6 +384,25 @@ impl Segment {
             issues: g.issues[i].to_native(),
             detached_variations: g.detached_variations[i].to_native(),
         })
+    }
+
+    /// Where a game was read from and how many problems it had, without allocating (for
+    /// readers of every game, such as SQL's `games` table): the file is an index into
+    /// [`Segment::source_files`].
+    pub fn game_source(&self, local: u32) -> Option<GameSource> {
+        let g = &self.data().games;
+        let i = local as usize;
+        Some(GameSource {
+            file: g.file.get(i)?.to_native(),
+            line: g.line.get(i)?.to_native(),
+            issues: g.issues.get(i)?.to_native(),
+        })
+    }
+
+    /// The names of the files the segment's games were read from, as [`GameSource::file`]
+    /// indexes them.
+    pub fn source_files(&self) -> Vec<&str> {
+        self.data().files.iter().map(|f| f.as_str()).collect()
     }
 
     /// A game's indexed attributes (result, year, ECO, Elos).
