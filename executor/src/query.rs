@@ -179,11 +179,33 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
     })
 }
 
+/// Parses a query's text, CQL 6 or a CQL 3 list file (one that starts with `(`, read as the
+/// CQL 6 query it means), with `-assign` bindings; an error comes back rendered with a caret
+/// under its place (`name` is the file's name in it).
+pub fn parse_query(
+    text: &str,
+    name: &str,
+    assign: &[(String, String)],
+) -> std::result::Result<cqldb_planner::Query, String> {
+    let cql6 = match cqldb_planner::cql3::to_cql6(text) {
+        Ok(Some(cql6)) => cql6,
+        Ok(None) => text.to_owned(),
+        Err(e) => return Err(format!("{:?}", e.report(name, text))),
+    };
+    cqldb_planner::parse_with_assignments(&cql6, assign).map_err(|e| {
+        if cql6 == text {
+            format!("{:?}", e.report(name, text))
+        } else {
+            // An error in the CQL 6 text a CQL 3 list became: shown in that text.
+            format!("{:?}", e.report(&format!("{name} (as CQL 6)"), &cql6))
+        }
+    })
+}
+
 fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
     let mut query = match &r.prepared {
         Some(q) => q.clone(),
-        None => cqldb_planner::parse_with_assignments(&r.query, &r.options.assign)
-            .map_err(|e| anyhow!("{:?}", e.report(&r.query_name, &r.query)))?,
+        None => parse_query(&r.query, &r.query_name, &r.options.assign).map_err(|e| anyhow!(e))?,
     };
     if let Some(g) = r.gamenumber {
         query.header.gamenumber = Some(g);
@@ -240,7 +262,12 @@ pub fn explain(r: &CqlRun, plan: &PhysicalPlan, stats: Option<&RunStats>) -> Res
         (Some(scan), Source::Open(db)) => estimate(db, scan),
         (None, _) | (_, Source::Pgn(_)) => Vec::new(),
     };
-    Ok(plan.explain(&r.query, &estimates, stats))
+    let text = plan.explain(&r.query, &estimates, stats);
+    Ok(match cqldb_planner::cql3::to_cql6(&r.query) {
+        // A user migrating learns the new syntax from it.
+        Ok(Some(cql6)) => format!("CQL 3 list syntax; as CQL 6:\n{cql6}\n{text}"),
+        Ok(None) | Err(_) => text,
+    })
 }
 
 /// Plans the query and runs it.

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod ast;
+pub mod cql3;
 pub mod error;
 pub mod eval;
 pub mod filter;

@@ -295,10 +295,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .chunks(2)
         .map(|p| (p[0].clone(), p.get(1).cloned().unwrap_or_default()))
         .collect();
-    let parsed = match cqldb_planner::parse_with_assignments(&query, &assign) {
+    let parsed = match cqldb::cql::parse_query(&query, &name, &assign) {
         Ok(q) => q,
-        Err(e) => {
-            errln!("{:?}", e.report(&name, &query));
+        Err(report) => {
+            errln!("{report}");
             return Ok(ExitCode::from(1));
         }
     };

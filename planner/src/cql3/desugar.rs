@@ -1,0 +1,422 @@
+//! A CQL 3 match list as the CQL 6 query that means the same, as text (which `cqldb explain`
+//! shows a user migrating, and which the CQL 6 parser then checks like any query).
+//!
+//! What is translated so far: the match list's `:pgn`, `:output`, `:result`, `:year` and
+//! `:gamenumber`; one position list with piece designators (CQL 3's `.`, `?`, `U`, `M`/`m`,
+//! `I`/`i` and `?` squares mapped to CQL 6), the simple flags, `:variations` and
+//! `:variationsonly`, `:piececount`, `:and`/`:or` over nested lists, `:not`, and the transforms
+//! that mean in CQL 6 what they meant in CQL 3 (`:flipcolor`, `:flip`/`:flipdihedral`,
+//! `:fliphorizontal`, `:flipvertical`). Every other keyword is refused with its place — shifts
+//! too: a CQL 3 shift keeps the squares on the edge it moves away from, where CQL 6 drops the
+//! shifted filter, so the two differ.
+
+use super::reader::Item;
+use crate::ast::Span;
+use crate::error::ParseError;
+
+/// The CQL 6 text of the match list `root`.
+pub fn match_list(root: &Item) -> Result<String, ParseError> {
+    let (items, head) = root
+        .list()
+        .ok_or_else(|| ParseError::new("expected '(match ...)'", root.span()))?;
+    if head != Some("match") {
+        return Err(ParseError::new(
+            "a CQL 3 query is a match list: '(match ...)'",
+            root.span(),
+        ));
+    }
+    let mut header: Vec<String> = Vec::new();
+    let mut body: Vec<String> = Vec::new();
+    let mut lists = Vec::new();
+    let mut at = Args::new(&items[1..], root.span());
+    while let Some(item) = at.next() {
+        if let Some((_, Some("position"))) = item.list() {
+            lists.push(item);
+            continue;
+        }
+        let Some(word) = item.atom() else {
+            return Err(ParseError::new(
+                "expected a match-list keyword or '(position ...)'",
+                item.span(),
+            ));
+        };
+        match word {
+            ":pgn" => header.push(format!("input {}", at.word(word)?)),
+            ":output" => header.push(format!("output {}", at.word(word)?)),
+            ":result" => body.push(format!("result {}", result(&at.word(word)?, &at)?)),
+            ":year" => {
+                let (lo, hi) = at.range(word)?;
+                body.push(format!("year >= {lo} year <= {hi}"));
+            }
+            ":gamenumber" => {
+                let (lo, hi) = at.range(word)?;
+                header.push(format!("gamenumber {lo} {hi}"));
+            }
+            _ => return Err(unsupported(word, item.span())),
+        }
+    }
+    match lists.as_slice() {
+        [] => {
+            return Err(ParseError::new(
+                "a match list needs a '(position ...)' list",
+                root.span(),
+            ));
+        }
+        [one] => {
+            let p = position_list(one)?;
+            if p.variations {
+                header.push("variations".into());
+            }
+            body.push(p.text);
+        }
+        [_, second, ..] => {
+            return Err(ParseError::new(
+                "several position lists in one match list are not supported yet",
+                second.span(),
+            ));
+        }
+    }
+    Ok(format!("cql({})\n{}\n", header.join(" "), body.join("\n")))
+}
+
+/// A translated position list.
+struct Position {
+    text: String,
+    /// `:variations` or `:variationsonly`: positions in variations are tried too.
+    variations: bool,
+}
+
+fn position_list(list: &Item) -> Result<Position, ParseError> {
+    let items = list.list().map_or(&[][..], |(items, _)| items);
+    let mut parts: Vec<String> = Vec::new();
+    let mut transforms: Vec<&'static str> = Vec::new();
+    let mut negated = false;
+    let mut variations = false;
+    let mut at = Args::new(items.get(1..).unwrap_or(&[]), list.span());
+    while let Some(item) = at.next() {
+        let Some(word) = item.atom() else {
+            return Err(ParseError::new(
+                "expected a piece designator or a position-list keyword",
+                item.span(),
+            ));
+        };
+        if !word.starts_with(':') {
+            parts.push(designator(word, item.span())?);
+            continue;
+        }
+        match word {
+            ":wtm" => parts.push("wtm".into()),
+            ":btm" => parts.push("btm".into()),
+            ":mate" => parts.push("mate".into()),
+            ":stalemate" => parts.push("stalemate".into()),
+            ":check" => parts.push("check".into()),
+            ":nocheck" => parts.push("not check".into()),
+            ":initial" => parts.push("initial".into()),
+            ":variations" => variations = true,
+            ":variationsonly" => {
+                variations = true;
+                parts.push("variation".into());
+            }
+            ":not" => negated = true,
+            ":piececount" => {
+                let d = at.item(word)?;
+                let set = designator(d.atom().unwrap_or(""), d.span())?;
+                let (lo, hi) = at.range(word)?;
+                parts.push(if lo == hi {
+                    format!("#{set} == {lo}")
+                } else {
+                    format!("#{set} >= {lo} #{set} <= {hi}")
+                });
+            }
+            ":and" | ":or" => {
+                let arg = at.item(word)?;
+                let Some((nested, _)) = arg.list() else {
+                    return Err(ParseError::new(
+                        format!("{word} takes a list of position lists"),
+                        arg.span(),
+                    ));
+                };
+                let mut inner = Vec::new();
+                for n in nested {
+                    if !matches!(n.list(), Some((_, Some("position")))) {
+                        return Err(ParseError::new("expected '(position ...)'", n.span()));
+                    }
+                    let p = position_list(n)?;
+                    variations |= p.variations;
+                    inner.push(p.text);
+                }
+                if inner.is_empty() {
+                    return Err(ParseError::new(
+                        format!("{word} needs at least one position list"),
+                        arg.span(),
+                    ));
+                }
+                let joint = if word == ":and" { " " } else { " or " };
+                parts.push(format!("{{{}}}", inner.join(joint)));
+            }
+            ":flipcolor" => transforms.push("flipcolor"),
+            ":flip" | ":flipdihedral" => transforms.push("flip"),
+            ":fliphorizontal" => transforms.push("fliphorizontal"),
+            ":flipvertical" => transforms.push("flipvertical"),
+            _ => return Err(unsupported(word, item.span())),
+        }
+    }
+    // An empty list matches every position.
+    let mut text = format!("{{{}}}", parts.join(" "));
+    for t in transforms {
+        text = format!("{t} {text}");
+    }
+    if negated {
+        text = format!("not {text}");
+    }
+    Ok(Position { text, variations })
+}
+
+/// A CQL 3 piece designator as CQL 6 writes it: the piece part (one letter, a bracketed set)
+/// with `.` (empty), `?` (anything), `U`, `M`/`m`, `I`/`i` spelled out, then the squares with
+/// `?` (any file, any rank) spelled out.
+fn designator(word: &str, span: Span) -> Result<String, ParseError> {
+    let bad = |why: &str| {
+        ParseError::new(
+            format!("{why} in the piece designator '{word}'"),
+            span.clone(),
+        )
+    };
+    let (pieces, squares) = if let Some(rest) = word.strip_prefix('[') {
+        let close = rest.find(']').ok_or_else(|| bad("an unclosed '['"))?;
+        (&rest[..close], &rest[close + 1..])
+    } else if word.starts_with('$') {
+        return Err(ParseError::new(
+            "tagged pieces ($name) are not supported yet",
+            span,
+        ));
+    } else {
+        let first = word.chars().next().ok_or_else(|| bad("nothing"))?;
+        word.split_at(first.len_utf8())
+    };
+    let mut set = String::new();
+    for c in pieces.chars() {
+        let mapped = match c {
+            'K' | 'Q' | 'R' | 'B' | 'N' | 'P' | 'k' | 'q' | 'r' | 'b' | 'n' | 'p' | 'A' | 'a' => {
+                c.to_string()
+            }
+            'U' => "Aa".into(),
+            'M' => "QR".into(),
+            'm' => "qr".into(),
+            'I' => "BN".into(),
+            'i' => "bn".into(),
+            '.' => "_".into(),
+            '?' => "Aa_".into(),
+            _ => return Err(bad(&format!("an unknown piece type '{c}'"))),
+        };
+        for m in mapped.chars() {
+            if !set.contains(m) {
+                set.push(m);
+            }
+        }
+    }
+    let piece = match set.chars().count() {
+        0 => return Err(bad("no piece type")),
+        1 => set,
+        _ => format!("[{set}]"),
+    };
+    let square_items: Vec<&str> = match squares.strip_prefix('[') {
+        Some(inner) => inner
+            .strip_suffix(']')
+            .ok_or_else(|| bad("an unclosed '['"))?
+            .split(',')
+            .collect(),
+        None if squares.is_empty() => return Ok(piece),
+        None => vec![squares],
+    };
+    let mut out = Vec::new();
+    for s in square_items {
+        out.push(square(s).ok_or_else(|| bad(&format!("the squares '{s}'")))?);
+    }
+    Ok(match out.as_slice() {
+        [one] => format!("{piece}{one}"),
+        _ => format!("{piece}[{}]", out.join(",")),
+    })
+}
+
+/// A square or square range (`e4`, `a-c1`, `f-h6-8`, `?8`, `a?`) with `?` spelled out.
+fn square(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let file = |c: u8| (b'a'..=b'h').contains(&c);
+    let rank = |c: u8| (b'1'..=b'8').contains(&c);
+    let (files, rest) = match b {
+        [b'?', rest @ ..] => ("a-h".to_owned(), rest),
+        [f, b'-', g, rest @ ..] if file(*f) && file(*g) => {
+            (format!("{}-{}", *f as char, *g as char), rest)
+        }
+        [f, rest @ ..] if file(*f) => ((*f as char).to_string(), rest),
+        _ => return None,
+    };
+    let ranks = match rest {
+        [b'?'] => "1-8".to_owned(),
+        [r, b'-', t] if rank(*r) && rank(*t) => format!("{}-{}", *r as char, *t as char),
+        [r] if rank(*r) => (*r as char).to_string(),
+        _ => return None,
+    };
+    Some(format!("{files}{ranks}"))
+}
+
+fn result(word: &str, at: &Args<'_>) -> Result<&'static str, ParseError> {
+    Ok(match word {
+        "1-0" => "1-0",
+        "0-1" => "0-1",
+        "1/2-1/2" | "1/2" => "1/2-1/2",
+        _ => {
+            return Err(ParseError::new(
+                "expected 1-0, 0-1 or 1/2-1/2 after :result",
+                at.last_span(),
+            ));
+        }
+    })
+}
+
+fn unsupported(word: &str, span: Span) -> ParseError {
+    let what = if word.starts_with(':') {
+        format!("the CQL 3 keyword {word} is not supported yet")
+    } else {
+        format!("unexpected '{word}'")
+    };
+    ParseError::new(what, span)
+}
+
+/// The items of a list read one by one, with their keyword arguments.
+struct Args<'a> {
+    items: &'a [Item],
+    at: usize,
+    list: Span,
+}
+
+impl<'a> Args<'a> {
+    fn new(items: &'a [Item], list: Span) -> Self {
+        Self { items, at: 0, list }
+    }
+
+    fn next(&mut self) -> Option<&'a Item> {
+        let item = self.items.get(self.at)?;
+        self.at += 1;
+        Some(item)
+    }
+
+    fn last_span(&self) -> Span {
+        self.items
+            .get(self.at.saturating_sub(1))
+            .map_or(self.list.clone(), Item::span)
+    }
+
+    /// The argument of `keyword`.
+    fn item(&mut self, keyword: &str) -> Result<&'a Item, ParseError> {
+        let span = self.last_span();
+        self.next()
+            .ok_or_else(|| ParseError::new(format!("{keyword} needs an argument"), span))
+    }
+
+    /// A word argument of `keyword`.
+    fn word(&mut self, keyword: &str) -> Result<String, ParseError> {
+        let item = self.item(keyword)?;
+        match item.atom() {
+            Some(w) if !w.starts_with(':') => Ok(w.to_owned()),
+            _ => Err(ParseError::new(
+                format!("{keyword} needs a word here"),
+                item.span(),
+            )),
+        }
+    }
+
+    /// A range argument: `N` or `N M`.
+    fn range(&mut self, keyword: &str) -> Result<(i64, i64), ParseError> {
+        let first = self.item(keyword)?;
+        let lo: i64 = first.atom().and_then(|w| w.parse().ok()).ok_or_else(|| {
+            ParseError::new(
+                format!("{keyword} needs a number or a range N M"),
+                first.span(),
+            )
+        })?;
+        let hi = match self
+            .items
+            .get(self.at)
+            .and_then(Item::atom)
+            .and_then(|w| w.parse().ok())
+        {
+            Some(hi) => {
+                self.at += 1;
+                hi
+            }
+            None => lo,
+        };
+        Ok((lo, hi))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cql6(src: &str) -> String {
+        match_list(&super::super::reader::read(src).unwrap()).unwrap()
+    }
+
+    fn error(src: &str) -> (String, String) {
+        let e = match_list(&super::super::reader::read(src).unwrap()).unwrap_err();
+        (e.message, src[e.span].to_owned())
+    }
+
+    #[test]
+    fn designators_as_cql6_writes_them() {
+        let d = |w: &str| designator(w, 0..0).unwrap();
+        assert_eq!(d("Ra3"), "Ra3");
+        assert_eq!(d(".d4"), "_d4");
+        assert_eq!(d("U"), "[Aa]");
+        assert_eq!(d("?e4"), "[Aa_]e4");
+        assert_eq!(d("M[a1,h8]"), "[QR][a1,h8]");
+        assert_eq!(d("[Ii]?8"), "[BNbn]a-h8");
+        assert_eq!(d("[RQ][a-c1-2]"), "[RQ]a-c1-2");
+        assert_eq!(d("ka?"), "ka1-8");
+        assert!(designator("Xa1", 0..0).is_err());
+        assert!(designator("Ri9", 0..0).is_err());
+        assert!(designator("$x[a1]", 0..0).is_err());
+    }
+
+    #[test]
+    fn match_lists_as_cql6_queries() {
+        assert_eq!(
+            cql6("(match :pgn in.pgn :result 1/2 :year 1990 2000 (position Ka1 :btm :mate))"),
+            "cql(input in.pgn)\nresult 1/2-1/2\nyear >= 1990 year <= 2000\n{Ka1 btm mate}\n"
+        );
+        assert_eq!(
+            cql6("(match :gamenumber 5 (position :not Pa-h7 :flipcolor :variations))"),
+            "cql(gamenumber 5 5 variations)\nnot flipcolor {Pa-h7}\n"
+        );
+        assert_eq!(
+            cql6("(match (position :or ((position :check) (position .e4)) :piececount P 8))"),
+            "cql()\n{{{check} or {_e4}} #P == 8}\n"
+        );
+    }
+
+    #[test]
+    fn what_is_not_translated_is_refused_at_its_place() {
+        assert_eq!(
+            error("(match (position Ka1 :shifthorizontal))").1,
+            ":shifthorizontal"
+        );
+        assert_eq!(
+            error("(match (position :relation (:missingpiececount A 1)))").1,
+            ":relation"
+        );
+        assert_eq!(error("(match :player kasparov (position))").1, ":player");
+        assert_eq!(
+            error("(match (position) (position Ka1))").1,
+            "(position Ka1)"
+        );
+        assert_eq!(error("(match :result 2-0 (position))").1, "2-0");
+        assert_eq!(
+            error("(position Ka1)").0,
+            "a CQL 3 query is a match list: '(match ...)'"
+        );
+        assert_eq!(error("(match :year (position))").1, "(position)");
+    }
+}
