@@ -105,6 +105,36 @@ fn lists_match_the_games_of_their_cql6_forms() {
     assert!(nonempty >= 20, "only {nonempty} pairs matched some game");
 }
 
+/// Several position lists: a game matches when each list matches some position of it, so its
+/// games are those every list finds alone.
+#[test]
+fn several_lists_each_match_somewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = shared().join("data/variations/pychess_world_matches.pgn");
+    let db = tmp.path().join("db");
+    ok(&["index", "--quiet", "--db", s(&db), s(&file)]);
+    let lists = [
+        "(position :check)",
+        "(position :piececount U 10 20)",
+        "(position Qd1 :flipcolor)",
+        "(position :mate :variations)",
+        "(position .e4 .d4 :btm)",
+        "(position :variationsonly :stalemate)",
+    ];
+    let mut nonempty = 0;
+    for (i, a) in lists.iter().enumerate() {
+        for b in &lists[i + 1..] {
+            let alone = |l: &str| games(&format!("(match {l})"), Source::Db(db.clone()));
+            let (ga, gb) = (alone(a), alone(b));
+            let want: Vec<u64> = ga.iter().copied().filter(|g| gb.contains(g)).collect();
+            let both = games(&format!("(match {a} {b})"), Source::Db(db.clone()));
+            assert_eq!(both, want, "{a} {b}");
+            nonempty += usize::from(!want.is_empty());
+        }
+    }
+    assert!(nonempty >= 5, "{nonempty}");
+}
+
 #[test]
 fn the_command_line_reads_list_files_and_explains_them() {
     let tmp = tempfile::tempdir().unwrap();

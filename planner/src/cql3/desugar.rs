@@ -2,7 +2,7 @@
 //! shows a user migrating, and which the CQL 6 parser then checks like any query).
 //!
 //! What is translated so far: the match list's `:pgn`, `:output`, `:result`, `:year` and
-//! `:gamenumber`; one position list with piece designators (CQL 3's `.`, `?`, `U`, `M`/`m`,
+//! `:gamenumber`; position lists (several: each must match some position) with piece designators (CQL 3's `.`, `?`, `U`, `M`/`m`,
 //! `I`/`i` and `?` squares mapped to CQL 6), the simple flags, `:variations` and
 //! `:variationsonly`, `:piececount`, `:and`/`:or` over nested lists, `:not`, and the transforms
 //! that mean in CQL 6 what they meant in CQL 3 (`:flipcolor`, `:flip`/`:flipdihedral`,
@@ -69,11 +69,23 @@ pub fn match_list(root: &Item) -> Result<String, ParseError> {
             }
             body.push(p.text);
         }
-        [_, second, ..] => {
-            return Err(ParseError::new(
-                "several position lists in one match list are not supported yet",
-                second.span(),
-            ));
+        several => {
+            // Each list must match some position of the game: searched from the start
+            // position, each on the lines it looks at (the main line unless `:variations`).
+            let lists = several
+                .iter()
+                .map(|l| position_list(l))
+                .collect::<Result<Vec<_>, _>>()?;
+            if lists.iter().any(|p| p.variations) {
+                header.push("variations".into());
+            }
+            body.push("initial".into());
+            for p in lists {
+                body.push(match p.variations {
+                    true => format!("find {}", p.text),
+                    false => format!("find {{mainline {}}}", p.text),
+                });
+            }
         }
     }
     Ok(format!("cql({})\n{}\n", header.join(" "), body.join("\n")))
@@ -398,6 +410,14 @@ mod tests {
     }
 
     #[test]
+    fn several_lists_each_match_somewhere() {
+        assert_eq!(
+            cql6("(match (position :mate) (position Ka1 :variations))"),
+            "cql(variations)\ninitial\nfind {mainline {mate}}\nfind {Ka1}\n"
+        );
+    }
+
+    #[test]
     fn what_is_not_translated_is_refused_at_its_place() {
         assert_eq!(
             error("(match (position Ka1 :shifthorizontal))").1,
@@ -408,10 +428,6 @@ mod tests {
             ":relation"
         );
         assert_eq!(error("(match :player kasparov (position))").1, ":player");
-        assert_eq!(
-            error("(match (position) (position Ka1))").1,
-            "(position Ka1)"
-        );
         assert_eq!(error("(match :result 2-0 (position))").1, "2-0");
         assert_eq!(
             error("(position Ka1)").0,
