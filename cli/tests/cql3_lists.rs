@@ -5,7 +5,11 @@
 
 use std::path::PathBuf;
 
+use std::sync::{Arc, OnceLock};
+
 use cqldb::cql::{CqlRun, Source, run};
+use datafusion::arrow::array::{Array, BooleanArray, Int64Array, UInt64Array};
+use proptest::prelude::*;
 
 mod common;
 use common::{cqldb, ok, s};
@@ -158,4 +162,222 @@ fn the_command_line_reads_list_files_and_explains_them() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(":2:16") && err.contains(":shift"), "{err}");
+}
+
+/// A position as the naive evaluator sees it: White to move, and each square's piece.
+type Position = (bool, [u8; 64]);
+/// A game's main line, in ply order.
+type MainLine = Vec<Position>;
+
+/// Main-line positions of the first games of the corpus, read back through SQL: per game, in
+/// ply order, the side to move and each square's piece (0 empty, 1..=6 white PNBRQK, 7..=12
+/// black).
+struct Trees {
+    _tmp: tempfile::TempDir,
+    db: PathBuf,
+    games: Vec<(u64, MainLine)>,
+}
+
+/// Games the relation property test reads (the naive evaluator is quadratic per game).
+const RELATION_GAMES: u64 = 400;
+
+fn trees() -> &'static Trees {
+    static T: OnceLock<Trees> = OnceLock::new();
+    T.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("db");
+        let pgn = shared().join("conformance/cql/corpus/games.pgn");
+        ok(&["index", "--quiet", "--db", s(&db), s(&pgn)]);
+        let open = Arc::new(cqldb_storage::Database::open(&db).unwrap());
+        let session = cqldb_sql::SqlSession::open(open).unwrap();
+        let boards = [
+            "white_pawns", "white_knights", "white_bishops", "white_rooks", "white_queens",
+            "white_king", "black_pawns", "black_knights", "black_bishops", "black_rooks",
+            "black_queens", "black_king",
+        ];
+        let sql = format!(
+            "SELECT game, wtm, {} FROM positions WHERE mainline AND game <= {RELATION_GAMES} ORDER BY game, ply",
+            boards.join(", ")
+        );
+        let answer = session.query(&sql).unwrap();
+        let mut games: Vec<(u64, MainLine)> = Vec::new();
+        for b in &answer.batches {
+            let game = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            let wtm = b.column(1).as_any().downcast_ref::<BooleanArray>().unwrap();
+            for r in 0..b.num_rows() {
+                let mut board = [0u8; 64];
+                for (k, _) in boards.iter().enumerate() {
+                    let bits = b.column(2 + k).as_any().downcast_ref::<UInt64Array>().unwrap();
+                    let v = bits.value(r);
+                    for (sq, cell) in board.iter_mut().enumerate() {
+                        if v >> sq & 1 == 1 {
+                            *cell = k as u8 + 1;
+                        }
+                    }
+                }
+                let g = game.value(r) as u64;
+                match games.last_mut() {
+                    Some((last, list)) if *last == g => list.push((wtm.value(r), board)),
+                    _ => games.push((g, vec![(wtm.value(r), board)])),
+                }
+            }
+        }
+        Trees { _tmp: tmp, db, games }
+    })
+}
+
+/// A relation list and what it asks, for the naive evaluator.
+#[derive(Clone, Debug)]
+struct Spec {
+    missing: Option<(&'static str, (i64, i64))>,
+    new: Option<(&'static str, (i64, i64))>,
+    /// 0 same side to move (default), 1 change, 2 ignore.
+    side: u8,
+    different: Option<(i64, i64)>,
+    same: Option<(i64, i64)>,
+}
+
+/// CQL 3 piece-type designators and the pieces (codes as in `Trees`) each holds.
+const DESIGNATORS: &[(&str, &[u8])] = &[
+    ("U", &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
+    ("A", &[1, 2, 3, 4, 5, 6]),
+    ("a", &[7, 8, 9, 10, 11, 12]),
+    ("P", &[1]),
+    ("p", &[7]),
+    ("[Nn]", &[2, 8]),
+    ("I", &[2, 3]),
+    ("m", &[10, 11]),
+];
+
+fn pieces_of(d: &str) -> &'static [u8] {
+    DESIGNATORS
+        .iter()
+        .find(|(n, _)| *n == d)
+        .map_or(&[], |(_, p)| p)
+}
+
+impl Spec {
+    fn cql3(&self) -> String {
+        let range = |(lo, hi): (i64, i64)| format!("{lo} {hi}");
+        let mut words = Vec::new();
+        if let Some((d, r)) = self.missing {
+            words.push(format!(":missingpiececount {d} {}", range(r)));
+        }
+        if let Some((d, r)) = self.new {
+            words.push(format!(":newpiececount {d} {}", range(r)));
+        }
+        words.push(
+            [":samesidetomove", ":changesidetomove", ":ignoresidetomove"][self.side as usize]
+                .into(),
+        );
+        if let Some(r) = self.different {
+            words.push(format!(":originaldifferentcount {}", range(r)));
+        }
+        if let Some(r) = self.same {
+            words.push(format!(":originalsamecount {}", range(r)));
+        }
+        format!(
+            "(match :gamenumber 1 {RELATION_GAMES} (position :relation ({})))",
+            words.join(" ")
+        )
+    }
+
+    /// Whether P2 relates to P1, square by square.
+    fn relates(&self, p1: &Position, p2: &Position) -> bool {
+        let side_ok = match self.side {
+            0 => p1.0 == p2.0,
+            1 => p1.0 != p2.0,
+            _ => true,
+        };
+        if !side_ok {
+            return false;
+        }
+        let (dm, rm) = self.missing.unwrap_or(("U", (0, 0)));
+        let (dn, rn) = self.new.unwrap_or(("U", (0, 0)));
+        let (mut missing, mut missing_d, mut new, mut new_d, mut different, mut same) =
+            (0i64, 0i64, 0i64, 0i64, 0i64, 0i64);
+        for (&a, &b) in p1.1.iter().zip(&p2.1) {
+            if a != 0 && b != 0 && a != b {
+                return false;
+            }
+            if a != 0 && b == 0 {
+                missing += 1;
+                missing_d += i64::from(pieces_of(dm).contains(&a));
+            }
+            if a == 0 && b != 0 {
+                new += 1;
+                new_d += i64::from(pieces_of(dn).contains(&b));
+            }
+            different += i64::from(a != b);
+            same += i64::from(a != 0 && a == b);
+        }
+        let within = |n: i64, (lo, hi): (i64, i64)| lo <= n && n <= hi;
+        missing == missing_d
+            && within(missing_d, rm)
+            && new == new_d
+            && within(new_d, rn)
+            && self.different.is_none_or(|r| within(different, r))
+            && self.same.is_none_or(|r| within(same, r))
+    }
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    let designator = prop::sample::select(DESIGNATORS.iter().map(|d| d.0).collect::<Vec<_>>());
+    let range = (0i64..4, 0i64..4).prop_map(|(a, d)| (a, a + d));
+    (
+        prop::option::of((designator.clone(), range.clone())),
+        prop::option::of((designator, range.clone())),
+        0u8..3,
+        prop::option::of((0i64..40, 0i64..30).prop_map(|(a, d)| (a, a + d))),
+        prop::option::of((0i64..32, 0i64..10).prop_map(|(a, d)| (a, a + d))),
+    )
+        .prop_map(|(missing, new, side, different, same)| Spec {
+            missing,
+            new,
+            side,
+            different,
+            same,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// `:relation` lists desugared and run against a naive evaluator over the positions read
+    /// back: a game matches when some main-line position P1 has a later main-line P2 that
+    /// relates to it.
+    #[test]
+    fn relations_match_a_naive_evaluator(spec in spec()) {
+        let t = trees();
+        let want: Vec<u64> = t
+            .games
+            .iter()
+            .filter(|(_, line)| {
+                (0..line.len()).any(|i| (i + 1..line.len()).any(|j| spec.relates(&line[i], &line[j])))
+            })
+            .map(|(g, _)| *g)
+            .collect();
+        let got = games(&spec.cql3(), Source::Db(t.db.clone()));
+        prop_assert_eq!(got, want, "{}", spec.cql3());
+    }
+}
+
+/// The three canonical examples run and find games over the corpus.
+#[test]
+fn canonical_relations_find_games() {
+    let t = trees();
+    for (q, at_least) in [
+        (
+            "(match (position :relation (:missingpiececount A 1 10)))",
+            1,
+        ),
+        ("(match (position :relation (:changesidetomove)))", 1),
+        (
+            "(match (position :relation (:ignoresidetomove :originaldifferentcount 0)))",
+            10,
+        ),
+    ] {
+        let n = games(q, Source::Db(t.db.clone())).len();
+        assert!(n >= at_least, "{q}: {n} games");
+    }
 }

@@ -104,6 +104,7 @@ fn position_list(list: &Item) -> Result<Position, ParseError> {
     let mut transforms: Vec<&'static str> = Vec::new();
     let mut negated = false;
     let mut variations = false;
+    let mut relation: Option<super::relation::Relation> = None;
     let mut at = Args::new(items.get(1..).unwrap_or(&[]), list.span());
     while let Some(item) = at.next() {
         let Some(word) = item.atom() else {
@@ -130,6 +131,15 @@ fn position_list(list: &Item) -> Result<Position, ParseError> {
                 parts.push("variation".into());
             }
             ":not" => negated = true,
+            ":relation" => {
+                if relation.is_some() {
+                    return Err(ParseError::new(
+                        "a position list has at most one :relation",
+                        item.span(),
+                    ));
+                }
+                relation = Some(super::relation::relation(at.item(word)?)?);
+            }
             ":piececount" => {
                 let d = at.item(word)?;
                 let set = designator(d.atom().unwrap_or(""), d.span())?;
@@ -178,6 +188,15 @@ fn position_list(list: &Item) -> Result<Position, ParseError> {
     for t in transforms {
         text = format!("{t} {text}");
     }
+    // The relation's designators are not transformed with the list: it stands beside them.
+    if let Some(r) = relation {
+        text = match (r.variations, variations) {
+            // The query visits variations for P2; P1 stays on the main line.
+            (true, false) => format!("{{mainline {text} {}}}", r.text),
+            _ => format!("{{{text} {}}}", r.text),
+        };
+        variations |= r.variations;
+    }
     if negated {
         text = format!("not {text}");
     }
@@ -187,7 +206,7 @@ fn position_list(list: &Item) -> Result<Position, ParseError> {
 /// A CQL 3 piece designator as CQL 6 writes it: the piece part (one letter, a bracketed set)
 /// with `.` (empty), `?` (anything), `U`, `M`/`m`, `I`/`i` spelled out, then the squares with
 /// `?` (any file, any rank) spelled out.
-fn designator(word: &str, span: Span) -> Result<String, ParseError> {
+pub(super) fn designator(word: &str, span: Span) -> Result<String, ParseError> {
     let bad = |why: &str| {
         ParseError::new(
             format!("{why} in the piece designator '{word}'"),
@@ -287,7 +306,7 @@ fn result(word: &str, at: &Args<'_>) -> Result<&'static str, ParseError> {
     })
 }
 
-fn unsupported(word: &str, span: Span) -> ParseError {
+pub(super) fn unsupported(word: &str, span: Span) -> ParseError {
     let what = if word.starts_with(':') {
         format!("the CQL 3 keyword {word} is not supported yet")
     } else {
@@ -297,18 +316,18 @@ fn unsupported(word: &str, span: Span) -> ParseError {
 }
 
 /// The items of a list read one by one, with their keyword arguments.
-struct Args<'a> {
+pub(super) struct Args<'a> {
     items: &'a [Item],
     at: usize,
     list: Span,
 }
 
 impl<'a> Args<'a> {
-    fn new(items: &'a [Item], list: Span) -> Self {
+    pub(super) fn new(items: &'a [Item], list: Span) -> Self {
         Self { items, at: 0, list }
     }
 
-    fn next(&mut self) -> Option<&'a Item> {
+    pub(super) fn next(&mut self) -> Option<&'a Item> {
         let item = self.items.get(self.at)?;
         self.at += 1;
         Some(item)
@@ -321,7 +340,7 @@ impl<'a> Args<'a> {
     }
 
     /// The argument of `keyword`.
-    fn item(&mut self, keyword: &str) -> Result<&'a Item, ParseError> {
+    pub(super) fn item(&mut self, keyword: &str) -> Result<&'a Item, ParseError> {
         let span = self.last_span();
         self.next()
             .ok_or_else(|| ParseError::new(format!("{keyword} needs an argument"), span))
@@ -340,7 +359,7 @@ impl<'a> Args<'a> {
     }
 
     /// A range argument: `N` or `N M`.
-    fn range(&mut self, keyword: &str) -> Result<(i64, i64), ParseError> {
+    pub(super) fn range(&mut self, keyword: &str) -> Result<(i64, i64), ParseError> {
         let first = self.item(keyword)?;
         let lo: i64 = first.atom().and_then(|w| w.parse().ok()).ok_or_else(|| {
             ParseError::new(
@@ -424,8 +443,12 @@ mod tests {
             ":shifthorizontal"
         );
         assert_eq!(
-            error("(match (position :relation (:missingpiececount A 1)))").1,
-            ":relation"
+            error("(match (position :relation (:pattern)))").1,
+            ":pattern"
+        );
+        assert_eq!(
+            error("(match (position :relation (:newpiececount A 1 :newpiececount a 1)))").1,
+            ":newpiececount"
         );
         assert_eq!(error("(match :player kasparov (position))").1, ":player");
         assert_eq!(error("(match :result 2-0 (position))").1, "2-0");

@@ -5,6 +5,7 @@
 
 mod desugar;
 mod reader;
+mod relation;
 
 pub use reader::is_list_syntax;
 
