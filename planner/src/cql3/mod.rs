@@ -1,11 +1,13 @@
 //! The CQL 3 list syntax (`(match :pgn f.pgn (position Ka1 :mate))`, 2003–2016): a separate
 //! front end that reads a list file (`reader.rs`) and writes the CQL 6 query meaning the same
-//! (`desugar.rs`), which the CQL 6 parser then reads — so checking, planning, EXPLAIN and output
+//! (`desugar.rs`, the relation list in `relation.rs`, shared item reading in `words.rs`), which
+//! the CQL 6 parser then reads — so checking, planning, EXPLAIN and output
 //! are the CQL 6 ones. It knows CQL 3's syntax and nothing of evaluation.
 
 mod desugar;
 mod reader;
 mod relation;
+mod words;
 
 pub use reader::is_list_syntax;
 

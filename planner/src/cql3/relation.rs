@@ -15,8 +15,8 @@
 //! Not translated yet (refused at their place): `:pattern` (which squares a designator
 //! "names" is not settled by the documentation), `:shift` and `:flip`.
 
-use super::desugar::{Args, designator, unsupported};
 use super::reader::Item;
+use super::words::{Args, designator, unsupported};
 use crate::error::ParseError;
 
 /// A translated relation.
