@@ -169,13 +169,19 @@ impl<'a> Sink<'a> {
         self.accept(g)
     }
 
-    pub(crate) fn accept(&mut self, g: GameOut) -> Result<()> {
+    /// A game is not taken once a database file shrank: it may have been read from zeros.
+    fn check_faults(&self) -> Result<()> {
         if self
             .faults_since
             .is_some_and(|f| cqldb_storage::mapped::faults() != f)
         {
             anyhow::bail!("a database file shrank while it was being read");
         }
+        Ok(())
+    }
+
+    pub(crate) fn accept(&mut self, g: GameOut) -> Result<()> {
+        self.check_faults()?;
         if let Some(why) = &g.halt {
             // The output is not committed: the answer would be wrong or incomplete.
             anyhow::bail!("game {}: {why}", g.number);
@@ -214,12 +220,7 @@ impl<'a> Sink<'a> {
         number: u64,
         positions: impl Iterator<Item = (u32, u32)>,
     ) -> Result<()> {
-        if self
-            .faults_since
-            .is_some_and(|f| cqldb_storage::mapped::faults() != f)
-        {
-            anyhow::bail!("a database file shrank while it was being read");
-        }
+        self.check_faults()?;
         self.summary
             .positions_matched
             .extend(positions.map(|(id, ply)| (number, id, ply)));

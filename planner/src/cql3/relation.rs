@@ -19,6 +19,28 @@ use super::reader::Item;
 use super::words::{Args, designator, unsupported};
 use crate::error::ParseError;
 
+/// Where P2 is looked for.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Lines {
+    /// The main line (the default).
+    Main,
+    /// Anywhere below P1 (`:variations`).
+    All,
+    /// In a variation (`:variationsonly`).
+    VariationsOnly,
+}
+
+impl Lines {
+    /// The CQL 6 filter P2 must pass (none for `All`).
+    fn filter(self) -> &'static str {
+        match self {
+            Lines::Main => "mainline",
+            Lines::All => "",
+            Lines::VariationsOnly => "variation",
+        }
+    }
+}
+
 /// A translated relation.
 pub struct Relation {
     /// The `echo` filter.
@@ -39,7 +61,7 @@ pub fn relation(arg: &Item) -> Result<Relation, ParseError> {
     let mut missing: Option<(String, (i64, i64))> = None;
     let mut new: Option<(String, (i64, i64))> = None;
     let mut side = "sidetomove == s:sidetomove";
-    let mut lines = "mainline";
+    let mut lines = Lines::Main;
     let mut counts: Vec<String> = Vec::new();
     let mut at = Args::new(items, arg.span());
     while let Some(item) = at.next() {
@@ -64,8 +86,8 @@ pub fn relation(arg: &Item) -> Result<Relation, ParseError> {
             ":samesidetomove" => side = "sidetomove == s:sidetomove",
             ":changesidetomove" => side = "sidetomove != s:sidetomove",
             ":ignoresidetomove" => side = "",
-            ":variations" => lines = "",
-            ":variationsonly" => lines = "variation",
+            ":variations" => lines = Lines::All,
+            ":variationsonly" => lines = Lines::VariationsOnly,
             ":originaldifferentcount" => {
                 let (lo, hi) = at.range(word)?;
                 counts.push(within("#(~(s & t))", lo, hi));
@@ -78,7 +100,7 @@ pub fn relation(arg: &Item) -> Result<Relation, ParseError> {
         }
     }
     let mut body = vec!["ancestor(s t)".to_owned()];
-    for part in [lines, side] {
+    for part in [lines.filter(), side] {
         if !part.is_empty() {
             body.push(part.to_owned());
         }
@@ -100,7 +122,7 @@ pub fn relation(arg: &Item) -> Result<Relation, ParseError> {
     body.extend(counts);
     Ok(Relation {
         text: format!("echo quiet (s t) {{{}}}", body.join(" ")),
-        variations: lines != "mainline",
+        variations: lines != Lines::Main,
     })
 }
 
