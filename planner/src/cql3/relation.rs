@@ -105,20 +105,33 @@ pub fn relation(arg: &Item) -> Result<Relation, ParseError> {
             body.push(part.to_owned());
         }
     }
-    body.push("#(~(s & t) & s:[Aa] & [Aa]) == 0".into());
+    // The most selective tests first (they run in this order on every pair): no new piece
+    // and no missing piece by default, then the no-different-piece rule.
     // `s:D` does not match where P1 has no D piece (and then neither does a count of it), so
     // each count is taken of `D | _`, never empty (a board has empty squares), less the empty
     // squares' share.
-    // Missing: a piece in P1 (s), its square empty now (in P2).
-    let (d, (lo, hi)) = missing.unwrap_or(("[Aa]".into(), (0, 0)));
-    let missing_d = format!("(#(s:({d} | _) & _) - #(s:_ & _))");
-    body.push(format!("#(s:[Aa] & _) == {missing_d}"));
-    body.push(within(&missing_d, lo, hi));
     // New: a piece now (in P2) on a square empty in P1.
-    let (d, (lo, hi)) = new.unwrap_or(("[Aa]".into(), (0, 0)));
-    let new_d = format!("(#(s:_ & ({d} | _)) - #(s:_ & _))");
-    body.push(format!("#(s:_ & [Aa]) == {new_d}"));
-    body.push(within(&new_d, lo, hi));
+    let new_test = match new {
+        None => vec!["#(s:_ & [Aa]) == 0".to_owned()],
+        Some((d, (lo, hi))) => {
+            let new_d = format!("(#(s:_ & ({d} | _)) - #(s:_ & _))");
+            vec![format!("#(s:_ & [Aa]) == {new_d}"), within(&new_d, lo, hi)]
+        }
+    };
+    // Missing: a piece in P1 (s), its square empty now (in P2).
+    let missing_test = match missing {
+        None => vec!["#(s:[Aa] & _) == 0".to_owned()],
+        Some((d, (lo, hi))) => {
+            let missing_d = format!("(#(s:({d} | _) & _) - #(s:_ & _))");
+            vec![
+                format!("#(s:[Aa] & _) == {missing_d}"),
+                within(&missing_d, lo, hi),
+            ]
+        }
+    };
+    body.extend(new_test);
+    body.extend(missing_test);
+    body.push("#(~(s & t) & s:[Aa] & [Aa]) == 0".into());
     body.extend(counts);
     Ok(Relation {
         text: format!("echo quiet (s t) {{{}}}", body.join(" ")),

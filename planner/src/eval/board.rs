@@ -29,10 +29,17 @@ pub fn designate(rec: &PositionRecord, d: &PieceSet) -> u64 {
     if d.pieces == PieceSet::ALL_CONTENTS {
         return d.squares;
     }
+    // A whole colour is one bitboard (`A`, `a`, `[Aa]` are the common designators).
     let mut set = 0;
-    for i in 0..12 {
-        if d.has_piece(i) {
-            set |= piece_squares(rec, i);
+    for (colour, roles) in [(0, d.pieces & 0x3f), (1, d.pieces >> 6 & 0x3f)] {
+        if roles == 0x3f {
+            set |= rec.board.0[colour];
+        } else if roles != 0 {
+            for role in 0..6 {
+                if roles >> role & 1 == 1 {
+                    set |= rec.board.0[colour] & rec.board.0[2 + role];
+                }
+            }
         }
     }
     if d.pieces & PieceSet::EMPTY != 0 {

@@ -128,12 +128,11 @@ impl Engine {
                     &cx.game.positions[*x as usize],
                     &cx.game.positions[*y as usize],
                 );
-                let same = (0..64u32)
-                    .filter(|&sq| {
-                        crate::eval::board::piece_on(px, sq) == crate::eval::board::piece_on(py, sq)
-                    })
-                    .fold(0u64, |acc, sq| acc | 1 << sq);
-                Some(Value::Set(same))
+                // A square differs where some colour or role bitboard differs.
+                let differ = (px.board.0.iter())
+                    .zip(&py.board.0)
+                    .fold(0u64, |acc, (a, b)| acc | (a ^ b));
+                Some(Value::Set(!differ))
             }
             BinOp::Inter | BinOp::Union => {
                 let (x, y) = (self.as_set(&a, cx)?, self.as_set(&b, cx)?);

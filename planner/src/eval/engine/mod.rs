@@ -64,6 +64,13 @@ pub struct Engine {
     pub comments: bool,
     /// The files `writefile` has started in this run (later writes add to them).
     written: rustc_hash::FxHashSet<std::path::PathBuf>,
+    /// Whether an `echo` whose body is a pure pair test runs compiled (`filter/echo`); off,
+    /// every body is interpreted (the differential tests compare the two).
+    pub compiled_echo: bool,
+    /// Each `echo`'s compiled body and its columns over the current game, by node.
+    echo_pairs: FxHashMap<usize, filter::echo::pair_plan::Cached>,
+    /// Games started (`run_game` calls): what per-game caches are tagged with.
+    games_started: u64,
 }
 
 impl Engine {
@@ -80,6 +87,9 @@ impl Engine {
             comments: true,
             images: transforms::ImageCache::default(),
             written: Default::default(),
+            compiled_echo: true,
+            echo_pairs: Default::default(),
+            games_started: 0,
         }
     }
 
@@ -96,6 +106,9 @@ impl Engine {
             comments: self.comments,
             images: transforms::ImageCache::default(),
             written: Default::default(),
+            compiled_echo: self.compiled_echo,
+            echo_pairs: Default::default(),
+            games_started: 0,
         }
     }
 
@@ -124,6 +137,7 @@ impl Engine {
 
     /// Evaluates the query at every visible position of `game`.
     pub fn run_game(&mut self, game: &Game) -> GameMatch {
+        self.games_started += 1;
         let q = self.query.clone();
         // A game starts with its variables unbound; persistent ones and dictionaries carry on.
         for (v, (_, kind)) in self.vars.iter_mut().zip(&q.vars) {
@@ -433,6 +447,38 @@ impl crate::filter::echo::Bind for Engine {
         if let Some(s) = self.vars.get_mut(slot) {
             *s = v;
         }
+    }
+
+    fn pairs(
+        &mut self,
+        e: &Echo,
+        g: &Game,
+    ) -> Option<(
+        Arc<filter::echo::pair_plan::PairPlan>,
+        Arc<filter::echo::pair_plan::GameColumns>,
+    )> {
+        use filter::echo::pair_plan::{Cached, PairPlan};
+        if !self.compiled_echo {
+            return None;
+        }
+        let serial = self.games_started;
+        let cached = self
+            .echo_pairs
+            .entry(std::ptr::from_ref(e) as usize)
+            .or_insert_with(|| Cached {
+                plan: PairPlan::new(&e.body, e.source, e.target).map(Arc::new),
+                columns: None,
+            });
+        let plan = cached.plan.clone()?;
+        let columns = match &cached.columns {
+            Some((at, c)) if *at == serial => c.clone(),
+            _ => {
+                let c = Arc::new(plan.columns(g));
+                cached.columns = Some((serial, c.clone()));
+                c
+            }
+        };
+        Some((plan, columns))
     }
 
     fn name(&self, slot: usize) -> String {

@@ -9,7 +9,11 @@
 //! sources (one note per target, the sources added as they come). After the filter `s` and `t`
 //! are unbound again.
 //!
-//! Parsed with the language's core (`filters.rs`): its names are new variables.
+//! Parsed with the language's core (`filters.rs`): its names are new variables. A body that
+//! only tests the pair of positions runs compiled (`pairs.rs`).
+
+pub mod pair_plan;
+mod pairs;
 
 use crate::ast::Echo;
 use crate::eval::value::Value;
@@ -23,6 +27,16 @@ pub trait Bind {
     fn bind(&mut self, slot: usize, v: Option<Value>);
     /// The name of the variable in `slot`.
     fn name(&self, slot: usize) -> String;
+    /// `e`'s body compiled and split (see [`pair_plan`]), made once per echo, with its
+    /// columns over `g`, made once per game; `None` if the body cannot be compiled.
+    fn pairs(
+        &mut self,
+        e: &Echo,
+        g: &crate::eval::game::Game,
+    ) -> Option<(
+        std::sync::Arc<pair_plan::PairPlan>,
+        std::sync::Arc<pair_plan::GameColumns>,
+    )>;
 }
 
 /// A number when the body is one, else a match without value.
@@ -45,10 +59,27 @@ pub fn eval(e: &Echo, ev: &mut (impl Evaluate + Bind), cx: &mut Cx) -> Option<Va
     let mut best: Option<i64> = None;
     let mut any = false;
     let mut hits = Vec::new();
-    ev.bind(e.source, Some(Value::Pos(source)));
     if !cx.charge(g.len() as u64, "echo") {
         return None;
     }
+    // Literals read through transforms are the interpreter's business.
+    if cx.transforms.is_empty()
+        && let Some((plan, columns)) = ev.pairs(e, g)
+    {
+        // Without notes only whether some target matches counts.
+        let first_only = e.quiet || cx.quiet;
+        let visible = |t: u32| g.visible(t) && (t != source || e.in_all);
+        hits = plan.targets(g, &columns, source, visible, first_only);
+        // As after an interpreted echo, its names are unbound.
+        ev.bind(e.source, None);
+        ev.bind(e.target, None);
+        if hits.is_empty() {
+            return None;
+        }
+        note(e, ev, cx, source, &hits);
+        return Some(Value::Matched);
+    }
+    ev.bind(e.source, Some(Value::Pos(source)));
     for t in 0..g.len() as u32 {
         if !g.visible(t) || (t == source && !e.in_all) {
             continue;
@@ -73,25 +104,30 @@ pub fn eval(e: &Echo, ev: &mut (impl Evaluate + Bind), cx: &mut Cx) -> Option<Va
     if !any {
         return None;
     }
+    note(e, ev, cx, source, &hits);
+    Some(match best {
+        Some(n) => Value::Num(n),
+        None => Value::Matched,
+    })
+}
+
+/// The notes of a matching echo (none when quiet).
+fn note(e: &Echo, ev: &mut impl Bind, cx: &mut Cx, source: u32, hits: &[u32]) {
     if !e.quiet && !cx.quiet {
         let (s, t) = (ev.name(e.source), ev.name(e.target));
         let mut note = s;
-        for &h in &hits {
+        for &h in hits {
             note.push_str(" <--");
             let at = cx.locate(h);
             note.push_str(&at);
         }
         let from = cx.locate(source);
-        for &h in &hits {
+        for &h in hits {
             cx.comments
                 .push((h, format!("{TARGET_NOTE}{t}{TARGET_NOTE} -->{from}")));
         }
         cx.comments.push((source, note));
     }
-    Some(match best {
-        Some(n) => Value::Num(n),
-        None => Value::Matched,
-    })
 }
 
 /// Index rule: none (it relates positions of the game).
