@@ -78,6 +78,92 @@ const PAIRS: &[(&str, &str)] = &[
         "(match :result 1/2 (position :initial))",
         "cql() result 1/2-1/2 initial",
     ),
+    // Shifts keep the squares on the edge they move away from (so a right shift of a4
+    // keeps a4): the documentation's example, N on d4..h4 and a P on the 4th rank at least
+    // three files to its left.
+    (
+        "(match (position Pa4 Nd4 :shifthorizontal))",
+        "cql() {Nd4 Pa4} or {Ne4 Pa-b4} or {Nf4 Pa-c4} or {Ng4 Pa-d4} or {Nh4 Pa-e4}",
+    ),
+    (
+        "(match (position Kg1 Rf1 :shiftvertical :not))",
+        "cql() not {{Kg1 Rf1} or {Kg1-2 Rf1-2} or {Kg1-3 Rf1-3} or {Kg1-4 Rf1-4} \
+         or {Kg1-5 Rf1-5} or {Kg1-6 Rf1-6} or {Kg1-7 Rf1-7} or {Kg1-8 Rf1-8}}",
+    ),
+    // Quadrupled pawns on some file (the b-file shifted right, or left onto the a-file).
+    (
+        "(match (position :piececount P[b2-7] 3 :shifthorizontal :flipcolor))",
+        "cql() flipcolor {#Pa2-7 == 3 or #Pb2-7 == 3 or #Pc2-7 == 3 or #Pd2-7 == 3 \
+         or #Pe2-7 == 3 or #Pf2-7 == 3 or #Pg2-7 == 3 or #Ph2-7 == 3}",
+    ),
+    (
+        "(match (position Rc3 qg3 :flipdiagonal))",
+        "cql() {Rc3 qg3} or {Rc3 qc7}",
+    ),
+    // Smothered mate: the mated king attacks no empty square and no white piece.
+    (
+        "(match (position :flipcolor :attackcount k [A.] 0 :mate))",
+        "cql() flipcolor {mate not (k attacks [A_])}",
+    ),
+    (
+        "(match (position :attackcount [RQ] [rq] 2 10))",
+        "cql() {c = 0 piece x in [rq] {c += #([RQ] attacks x)} 2 <= c <= 10}",
+    ),
+    // A queen on a line with the king, nothing between: the queen attacks it.
+    ("(match (position :ray (k Q)))", "cql() Q attacks k"),
+    (
+        "(match (position :rayorthogonal (K r)))",
+        "cql() r attacks K",
+    ),
+    (
+        "(match (position :raydiagonal (b K) 0))",
+        "cql() not (b attacks K)",
+    ),
+    (
+        "(match (position :power U 60 70))",
+        "cql() {w = #[Pp] + 3 * #[NBnb] + 5 * #[Rr] + 9 * #[Qq] w >= 60 w <= 70}",
+    ),
+    (
+        "(match (position :powerdifference U 3 10))",
+        "cql() {d = #P + 3 * #[NB] + 5 * #R + 9 * #Q - #p - 3 * #[nb] - 5 * #r - 9 * #q \
+         d >= 3 d <= 10}",
+    ),
+    // Castling, anywhere: the king moves two files.
+    (
+        "(match (position :movefrom [Kk]e? :moveto .[c?,g?] :variations))",
+        "cql(variations) --(castle)",
+    ),
+    ("(match (position :promote n))", "cql() btm --=N"),
+    (
+        "(match (position :movefrom Pe2 :moveto .e4))",
+        "cql() Pe2--e4",
+    ),
+    // A sequence of positions one move apart: the e-pawn's double step.
+    (
+        "(match (position :sequence ((position Pe2 .e4) (position .e2 Pe4))))",
+        "cql() Pe2--e4",
+    ),
+    (
+        "(match (position :initial :gappedsequence ((position :check) (position :mate))))",
+        "cql() initial find {check child:find mate}",
+    ),
+    (
+        "(match :elo 2600 2900 (position :check :matchcount 20 1000))",
+        "cql(matchcount 20 1000) {2600 <= elo white <= 2900 or 2600 <= elo black <= 2900} check",
+    ),
+    (
+        "(match :player an (position :mate))",
+        "cql() {lowercase player white ~~ \"an\" or lowercase player black ~~ \"an\"} mate",
+    ),
+    // `:pattern`: only the list's squares are compared.
+    (
+        "(match (position Kd4 :relation (:pattern :changesidetomove)))",
+        "cql() Kd4 echo quiet (s t) {ancestor(s t) sidetomove != s:sidetomove Kd4}",
+    ),
+    (
+        "(match (position Kc3 :shift :relation (:pattern :shift :originalsamecount 0)))",
+        "cql() echo quiet (s t) {ancestor(s t) sidetomove == s:sidetomove #(s:K & K) == 0}",
+    ),
 ];
 
 fn games(query: &str, source: Source) -> Vec<u64> {
@@ -157,11 +243,27 @@ fn the_command_line_reads_list_files_and_explains_them() {
     assert!(explained.contains("as CQL 6:"), "{explained}");
     assert!(explained.contains("result 0-1"), "{explained}");
     // Not supported yet: refused, with the place.
-    std::fs::write(&query, "(match\n (position Ka1 :shift))\n").unwrap();
+    std::fs::write(&query, "(match\n (position Ka1 :shiftmaindiagonal))\n").unwrap();
     let out = cqldb(&["cql", "--count", s(&query), "--pgn", s(&pgn)]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(":2:16") && err.contains(":shift"), "{err}");
+    assert!(
+        err.contains(":2:16") && err.contains(":shiftmaindiagonal"),
+        "{err}"
+    );
+    // The start position: examined by default, skipped on request.
+    std::fs::write(&query, "(match (position :initial))\n").unwrap();
+    let all = ok(&["cql", "--count", s(&query), "--pgn", s(&pgn)]);
+    assert_ne!(all.trim(), "0");
+    let skipped = ok(&[
+        "cql",
+        "--count",
+        "--cql3-skip-initial",
+        s(&query),
+        "--pgn",
+        s(&pgn),
+    ]);
+    assert_eq!(skipped.trim(), "0");
 }
 
 /// A position as the naive evaluator sees it: White to move, and each square's piece.

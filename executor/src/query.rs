@@ -111,6 +111,17 @@ pub struct QueryOptions {
     pub assign: Vec<(String, String)>,
     /// `--files DIR`: where `readfile` and `writefile` may read and write.
     pub file_dir: Option<std::path::PathBuf>,
+    /// `--cql3-skip-initial`: a CQL 3 list file skips the start position, as the CQL 3
+    /// standard did (by default it is examined, as Scidb and CQL 6 do).
+    pub cql3_skip_initial: bool,
+}
+
+impl QueryOptions {
+    fn cql3(&self) -> cqldb_planner::cql3::Options {
+        cqldb_planner::cql3::Options {
+            skip_initial: self.cql3_skip_initial,
+        }
+    }
 }
 
 impl CqlRun {
@@ -180,14 +191,15 @@ pub fn logical_plan(r: &CqlRun) -> Result<LogicalPlan> {
 }
 
 /// Parses a query's text, CQL 6 or a CQL 3 list file (one that starts with `(`, read as the
-/// CQL 6 query it means), with `-assign` bindings; an error comes back rendered with a caret
+/// CQL 6 query it means), with `-assign` bindings and the CQL 3 choices of `options`; an error comes back rendered with a caret
 /// under its place (`name` is the file's name in it).
 pub fn parse_query(
     text: &str,
     name: &str,
-    assign: &[(String, String)],
+    options: &QueryOptions,
 ) -> std::result::Result<cqldb_planner::Query, String> {
-    let cql6 = match cqldb_planner::cql3::to_cql6(text) {
+    let assign = &options.assign;
+    let cql6 = match cqldb_planner::cql3::to_cql6(text, options.cql3()) {
         Ok(Some(cql6)) => cql6,
         Ok(None) => text.to_owned(),
         Err(e) => return Err(format!("{:?}", e.report(name, text))),
@@ -205,7 +217,7 @@ pub fn parse_query(
 fn merged_query(r: &CqlRun) -> Result<cqldb_planner::Query> {
     let mut query = match &r.prepared {
         Some(q) => q.clone(),
-        None => parse_query(&r.query, &r.query_name, &r.options.assign).map_err(|e| anyhow!(e))?,
+        None => parse_query(&r.query, &r.query_name, &r.options).map_err(|e| anyhow!(e))?,
     };
     if let Some(g) = r.gamenumber {
         query.header.gamenumber = Some(g);
@@ -263,11 +275,13 @@ pub fn explain(r: &CqlRun, plan: &PhysicalPlan, stats: Option<&RunStats>) -> Res
         (None, _) | (_, Source::Pgn(_)) => Vec::new(),
     };
     let text = plan.explain(&r.query, &estimates, stats);
-    Ok(match cqldb_planner::cql3::to_cql6(&r.query) {
-        // A user migrating learns the new syntax from it.
-        Ok(Some(cql6)) => format!("CQL 3 list syntax; as CQL 6:\n{cql6}\n{text}"),
-        Ok(None) | Err(_) => text,
-    })
+    Ok(
+        match cqldb_planner::cql3::to_cql6(&r.query, r.options.cql3()) {
+            // A user migrating learns the new syntax from it.
+            Ok(Some(cql6)) => format!("CQL 3 list syntax; as CQL 6:\n{cql6}\n{text}"),
+            Ok(None) | Err(_) => text,
+        },
+    )
 }
 
 /// Plans the query and runs it.

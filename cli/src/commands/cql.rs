@@ -91,6 +91,10 @@ pub struct ReferenceOptions {
     /// The directory `readfile` and `writefile` may use (they use no other).
     #[arg(long, value_name = "DIR")]
     pub files: Option<PathBuf>,
+    /// In a CQL 3 list file, skip each game's start position as the CQL 3 standard did (by
+    /// default it is examined, as Scidb and CQL 6 do).
+    #[arg(long)]
+    pub cql3_skip_initial: bool,
     /// Print the program's version and the CQL language version it reads, then stop.
     #[arg(long)]
     pub version: bool,
@@ -295,7 +299,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .chunks(2)
         .map(|p| (p[0].clone(), p.get(1).cloned().unwrap_or_default()))
         .collect();
-    let parsed = match cqldb::cql::parse_query(&query, &name, &assign) {
+    let options = cqldb::cql::QueryOptions {
+        transform: a.extra.transform()?,
+        quiet: a.extra.quiet,
+        always_comment: a.extra.alwayscomment,
+        no_game_header: a.extra.noheader,
+        no_settag: a.extra.nosettag,
+        assign,
+        file_dir: a.extra.files.clone(),
+        cql3_skip_initial: a.extra.cql3_skip_initial,
+    };
+    let parsed = match cqldb::cql::parse_query(&query, &name, &options) {
         Ok(q) => q,
         Err(report) => {
             errln!("{report}");
@@ -353,15 +367,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         full_scan: a.full_scan,
         analyze: args.analyze,
         positions: cqldb::cql::KeptPositions::None,
-        options: cqldb::cql::QueryOptions {
-            transform: a.extra.transform()?,
-            quiet: a.extra.quiet,
-            always_comment: a.extra.alwayscomment,
-            no_game_header: a.extra.noheader,
-            no_settag: a.extra.nosettag,
-            assign,
-            file_dir: a.extra.files.clone(),
-        },
+        options,
     };
     if args.explain && !args.analyze {
         return match cqldb::cql::plan(&run).and_then(|plan| cqldb::cql::explain(&run, &plan, None))

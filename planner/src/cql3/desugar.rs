@@ -11,12 +11,21 @@
 //! too: a CQL 3 shift keeps the squares on the edge it moves away from, where CQL 6 drops the
 //! shifted filter, so the two differ.
 
+use super::position::{Names, Within, elo_either, position_list, result};
 use super::reader::Item;
-use super::words::{Args, designator, unsupported};
+use super::words::{Args, unsupported};
 use crate::error::ParseError;
 
+/// Choices the documentation leaves to the implementation.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Options {
+    /// Skip the start position as the CQL 3 standard did (Scidb, like CQL 6, examines it):
+    /// no position list matches it.
+    pub skip_initial: bool,
+}
+
 /// The CQL 6 text of the match list `root`.
-pub fn match_list(root: &Item) -> Result<String, ParseError> {
+pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
     let (items, head) = root
         .list()
         .ok_or_else(|| ParseError::new("expected '(match ...)'", root.span()))?;
@@ -53,10 +62,46 @@ pub fn match_list(root: &Item) -> Result<String, ParseError> {
                 let (lo, hi) = at.range(word)?;
                 header.push(format!("gamenumber {lo} {hi}"));
             }
+            // A case-insensitive part of either player's name (of the tag's text).
+            ":player" => {
+                let name = text_argument(&mut at, word)?;
+                body.push(format!(
+                    "{{\"{name}\" in lowercase player white}} or {{\"{name}\" in lowercase player black}}"
+                ));
+            }
+            ":event" | ":site" => {
+                let name = text_argument(&mut at, word)?;
+                body.push(format!("\"{name}\" in lowercase {}", &word[1..]));
+            }
+            ":elo" => body.push(elo_either(at.range(word)?)),
+            ":forany" => {
+                return Err(ParseError::new(
+                    "tags (:forany, $name) are not supported yet",
+                    item.span(),
+                ));
+            }
+            ":eco" | ":date" => {
+                return Err(ParseError::new(
+                    format!("{word} is a Scidb extension whose ranges are not supported yet"),
+                    item.span(),
+                ));
+            }
             _ => return Err(unsupported(word, item.span())),
         }
     }
-    match lists.as_slice() {
+    let mut names = Names::default();
+    let mut translated = Vec::new();
+    for l in &lists {
+        let mut p = position_list(l, Within::default(), &mut names)?;
+        if options.skip_initial {
+            p.text = format!("{{not initial {}}}", p.text);
+        }
+        translated.push(p);
+    }
+    if translated.iter().any(|p| p.variations) {
+        header.push("variations".into());
+    }
+    match translated.as_slice() {
         [] => {
             return Err(ParseError::new(
                 "a match list needs a '(position ...)' list",
@@ -64,27 +109,26 @@ pub fn match_list(root: &Item) -> Result<String, ParseError> {
             ));
         }
         [one] => {
-            let p = position_list(one)?;
-            if p.variations {
-                header.push("variations".into());
+            // The number of positions the body matches is the list's.
+            if let Some(((lo, hi), _)) = one.matchcount {
+                header.push(format!("matchcount {lo} {hi}"));
             }
-            body.push(p.text);
+            body.push(one.text.clone());
         }
         several => {
             // Each list must match some position of the game: searched from the start
             // position, each on the lines it looks at (the main line unless `:variations`).
-            let lists = several
-                .iter()
-                .map(|l| position_list(l))
-                .collect::<Result<Vec<_>, _>>()?;
-            if lists.iter().any(|p| p.variations) {
-                header.push("variations".into());
-            }
             body.push("initial".into());
-            for p in lists {
-                body.push(match p.variations {
-                    true => format!("find {}", p.text),
-                    false => format!("find {{mainline {}}}", p.text),
+            for p in several {
+                let found = match p.variations {
+                    true => p.text.clone(),
+                    false => format!("{{mainline {}}}", p.text),
+                };
+                body.push(match p.matchcount {
+                    None => format!("find {found}"),
+                    Some(((lo, hi), _)) => {
+                        super::position::within_range(&format!("find all {found}"), (lo, hi))
+                    }
                 });
             }
         }
@@ -92,142 +136,38 @@ pub fn match_list(root: &Item) -> Result<String, ParseError> {
     Ok(format!("cql({})\n{}\n", header.join(" "), body.join("\n")))
 }
 
-/// A translated position list.
-struct Position {
-    text: String,
-    /// `:variations` or `:variationsonly`: positions in variations are tried too.
-    variations: bool,
-}
-
-fn position_list(list: &Item) -> Result<Position, ParseError> {
-    let items = list.list().map_or(&[][..], |(items, _)| items);
-    let mut parts: Vec<String> = Vec::new();
-    let mut transforms: Vec<&'static str> = Vec::new();
-    let mut negated = false;
-    let mut variations = false;
-    let mut relation: Option<super::relation::Relation> = None;
-    let mut at = Args::new(items.get(1..).unwrap_or(&[]), list.span());
-    while let Some(item) = at.next() {
-        let Some(word) = item.atom() else {
-            return Err(ParseError::new(
-                "expected a piece designator or a position-list keyword",
-                item.span(),
-            ));
-        };
-        if !word.starts_with(':') {
-            parts.push(designator(word, item.span())?);
-            continue;
-        }
-        match word {
-            ":wtm" => parts.push("wtm".into()),
-            ":btm" => parts.push("btm".into()),
-            ":mate" => parts.push("mate".into()),
-            ":stalemate" => parts.push("stalemate".into()),
-            ":check" => parts.push("check".into()),
-            ":nocheck" => parts.push("not check".into()),
-            ":initial" => parts.push("initial".into()),
-            ":variations" => variations = true,
-            ":variationsonly" => {
-                variations = true;
-                parts.push("variation".into());
-            }
-            ":not" => negated = true,
-            ":relation" => {
-                if relation.is_some() {
-                    return Err(ParseError::new(
-                        "a position list has at most one :relation",
-                        item.span(),
-                    ));
-                }
-                relation = Some(super::relation::relation(at.item(word)?)?);
-            }
-            ":piececount" => {
-                let d = at.item(word)?;
-                let set = designator(d.atom().unwrap_or(""), d.span())?;
-                let (lo, hi) = at.range(word)?;
-                parts.push(if lo == hi {
-                    format!("#{set} == {lo}")
-                } else {
-                    format!("#{set} >= {lo} #{set} <= {hi}")
-                });
-            }
-            ":and" | ":or" => {
-                let arg = at.item(word)?;
-                let Some((nested, _)) = arg.list() else {
-                    return Err(ParseError::new(
-                        format!("{word} takes a list of position lists"),
-                        arg.span(),
-                    ));
-                };
-                let mut inner = Vec::new();
-                for n in nested {
-                    if !matches!(n.list(), Some((_, Some("position")))) {
-                        return Err(ParseError::new("expected '(position ...)'", n.span()));
-                    }
-                    let p = position_list(n)?;
-                    variations |= p.variations;
-                    inner.push(p.text);
-                }
-                if inner.is_empty() {
-                    return Err(ParseError::new(
-                        format!("{word} needs at least one position list"),
-                        arg.span(),
-                    ));
-                }
-                let joint = if word == ":and" { " " } else { " or " };
-                parts.push(format!("{{{}}}", inner.join(joint)));
-            }
-            ":flipcolor" => transforms.push("flipcolor"),
-            ":flip" | ":flipdihedral" => transforms.push("flip"),
-            ":fliphorizontal" => transforms.push("fliphorizontal"),
-            ":flipvertical" => transforms.push("flipvertical"),
-            _ => return Err(unsupported(word, item.span())),
-        }
+/// A word argument for a case-insensitive search, lower-cased; quotes are refused (Scidb's
+/// quoted glob patterns are not supported).
+fn text_argument(at: &mut Args<'_>, word: &str) -> Result<String, ParseError> {
+    let name = at.word(word)?;
+    if name.contains('"') || name.contains('\\') || name.contains('*') {
+        return Err(ParseError::new(
+            format!("{word} takes a plain word here (quoted patterns are not supported yet)"),
+            at.last_span(),
+        ));
     }
-    // An empty list matches every position.
-    let mut text = format!("{{{}}}", parts.join(" "));
-    for t in transforms {
-        text = format!("{t} {text}");
-    }
-    // The relation's designators are not transformed with the list: it stands beside them.
-    if let Some(r) = relation {
-        text = match (r.variations, variations) {
-            // The query visits variations for P2; P1 stays on the main line.
-            (true, false) => format!("{{mainline {text} {}}}", r.text),
-            _ => format!("{{{text} {}}}", r.text),
-        };
-        variations |= r.variations;
-    }
-    if negated {
-        text = format!("not {text}");
-    }
-    Ok(Position { text, variations })
-}
-
-fn result(word: &str, at: &Args<'_>) -> Result<&'static str, ParseError> {
-    Ok(match word {
-        "1-0" => "1-0",
-        "0-1" => "0-1",
-        "1/2-1/2" | "1/2" => "1/2-1/2",
-        _ => {
-            return Err(ParseError::new(
-                "expected 1-0, 0-1 or 1/2-1/2 after :result",
-                at.last_span(),
-            ));
-        }
-    })
+    Ok(name.to_lowercase())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::words::{Placement, designator, read_designator};
     use super::*;
 
     fn cql6(src: &str) -> String {
-        match_list(&super::super::reader::read(src).unwrap()).unwrap()
+        match_list(
+            &super::super::reader::read(src).unwrap(),
+            Options::default(),
+        )
+        .unwrap()
     }
 
     fn error(src: &str) -> (String, String) {
-        let e = match_list(&super::super::reader::read(src).unwrap()).unwrap_err();
+        let e = match_list(
+            &super::super::reader::read(src).unwrap(),
+            Options::default(),
+        )
+        .unwrap_err();
         (e.message, src[e.span].to_owned())
     }
 
@@ -248,6 +188,37 @@ mod tests {
     }
 
     #[test]
+    fn shifts_keep_the_edge_they_move_away_from() {
+        let at = |w: &str, p: Placement| read_designator(w, 0..0).unwrap().cql6(p);
+        let right = |dx| Placement {
+            dx,
+            ..Placement::default()
+        };
+        // The documentation's examples.
+        assert_eq!(at("Q[a2,c2,h2]", right(1)), "Q[a-b2,d2]");
+        assert_eq!(at("Qa4", right(3)), "Qa-d4");
+        assert_eq!(at("Qh4", right(1)), "(~.)");
+        assert_eq!(at("Qh4", right(-2)), "Qf-h4");
+        let up = Placement {
+            dy: 2,
+            ..Placement::default()
+        };
+        assert_eq!(at("Pb2-7", up), "P[b4,b5,b6,b7,b8]");
+        assert_eq!(at("R", up), "R");
+        let diagonal = Placement {
+            diagonal: true,
+            ..Placement::default()
+        };
+        assert_eq!(at("qg3", diagonal), "qc7");
+        let mirrored = Placement {
+            mirror_files: true,
+            mirror_ranks: true,
+            ..Placement::default()
+        };
+        assert_eq!(at("Ka1", mirrored), "Kh8");
+    }
+
+    #[test]
     fn match_lists_as_cql6_queries() {
         assert_eq!(
             cql6("(match :pgn in.pgn :result 1/2 :year 1990 2000 (position Ka1 :btm :mate))"),
@@ -261,6 +232,14 @@ mod tests {
             cql6("(match (position :or ((position :check) (position .e4)) :piececount P 8))"),
             "cql()\n{{{check} or {_e4}} #P == 8}\n"
         );
+        assert_eq!(
+            cql6("(match :player Kasp (position :movefrom Pe7 :moveto .e8 :promote n))"),
+            "cql()\n{\"kasp\" in lowercase player white} or {\"kasp\" in lowercase player black}\n{{btm Pe7--_e8=n}}\n"
+        );
+        assert_eq!(
+            cql6("(match (position Ka1 :shifthorizontal :matchcount 2 3))"),
+            "cql(matchcount 2 3)\n{{Ka1} or {Ka-b1} or {Ka-c1} or {Ka-d1} or {Ka-e1} or {Ka-f1} or {Ka-g1} or {Ka-h1}}\n"
+        );
     }
 
     #[test]
@@ -272,20 +251,36 @@ mod tests {
     }
 
     #[test]
+    fn the_start_position_may_be_skipped() {
+        let q = match_list(
+            &super::super::reader::read("(match (position :mate))").unwrap(),
+            Options { skip_initial: true },
+        )
+        .unwrap();
+        assert_eq!(q, "cql()\n{not initial {mate}}\n");
+    }
+
+    #[test]
     fn what_is_not_translated_is_refused_at_its_place() {
         assert_eq!(
-            error("(match (position Ka1 :shifthorizontal))").1,
-            ":shifthorizontal"
+            error("(match (position Ka1 :shiftmaindiagonal))").1,
+            ":shiftmaindiagonal"
         );
         assert_eq!(
-            error("(match (position :relation (:pattern)))").1,
-            ":pattern"
+            error("(match (position U[a1-2] :relation (:pattern)))").1,
+            "(:pattern)"
         );
+        assert_eq!(error("(match (position :relation (:shift)))").1, ":shift");
         assert_eq!(
             error("(match (position :relation (:newpiececount A 1 :newpiececount a 1)))").1,
             ":newpiececount"
         );
-        assert_eq!(error("(match :player kasparov (position))").1, ":player");
+        assert_eq!(error("(match :forany p [Pp] (position))").1, ":forany");
+        assert_eq!(error("(match (position :ray (R k) 2))").1, "2");
+        assert_eq!(
+            error("(match (position :result 1-0 :flipcolor))").1,
+            ":result"
+        );
         assert_eq!(error("(match :result 2-0 (position))").1, "2-0");
         assert_eq!(
             error("(position Ka1)").0,
