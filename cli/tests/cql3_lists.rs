@@ -337,6 +337,9 @@ struct Spec {
     side: u8,
     different: Option<(i64, i64)>,
     same: Option<(i64, i64)>,
+    /// `:pattern` over the squares of `?sq` designators in the list (they match any
+    /// contents, so they only name the squares compared).
+    pattern: Option<Vec<u8>>,
 }
 
 /// CQL 3 piece-type designators and the pieces (codes as in `Trees`) each holds.
@@ -378,8 +381,16 @@ impl Spec {
         if let Some(r) = self.same {
             words.push(format!(":originalsamecount {}", range(r)));
         }
+        let mut designators = String::new();
+        if let Some(squares) = &self.pattern {
+            words.push(":pattern".into());
+            for &sq in squares {
+                let (f, r) = (char::from(b'a' + sq % 8), char::from(b'1' + sq / 8));
+                designators.push_str(&format!("?{f}{r} "));
+            }
+        }
         format!(
-            "(match :gamenumber 1 {RELATION_GAMES} (position :relation ({})))",
+            "(match :gamenumber 1 {RELATION_GAMES} (position {designators}:relation ({})))",
             words.join(" ")
         )
     }
@@ -398,7 +409,14 @@ impl Spec {
         let (dn, rn) = self.new.unwrap_or(("U", (0, 0)));
         let (mut missing, mut missing_d, mut new, mut new_d, mut different, mut same) =
             (0i64, 0i64, 0i64, 0i64, 0i64, 0i64);
-        for (&a, &b) in p1.1.iter().zip(&p2.1) {
+        for (sq, (&a, &b)) in p1.1.iter().zip(&p2.1).enumerate() {
+            if self
+                .pattern
+                .as_ref()
+                .is_some_and(|p| !p.contains(&(sq as u8)))
+            {
+                continue;
+            }
             if a != 0 && b != 0 && a != b {
                 return false;
             }
@@ -432,13 +450,15 @@ fn spec() -> impl Strategy<Value = Spec> {
         0u8..3,
         prop::option::of((0i64..40, 0i64..30).prop_map(|(a, d)| (a, a + d))),
         prop::option::of((0i64..32, 0i64..10).prop_map(|(a, d)| (a, a + d))),
+        prop::option::of(prop::collection::btree_set(0u8..64, 1..7)),
     )
-        .prop_map(|(missing, new, side, different, same)| Spec {
+        .prop_map(|(missing, new, side, different, same, pattern)| Spec {
             missing,
             new,
             side,
             different,
             same,
+            pattern: pattern.map(|p| p.into_iter().collect()),
         })
 }
 

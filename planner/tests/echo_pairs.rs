@@ -152,7 +152,10 @@ fn body() -> impl Strategy<Value = String> {
         })
 }
 
-fn run(query: &str, games: &[Game], compiled: bool) -> Vec<(Vec<u32>, Vec<(u32, String)>)> {
+/// Per game: the matched positions and the notes made.
+type Answers = Vec<(Vec<u32>, Vec<(u32, String)>)>;
+
+fn run(query: &str, games: &[Game], compiled: bool) -> Answers {
     let q = cqldb_planner::parse(query).expect("generated query parses");
     let mut e = Engine::new(q, true);
     e.compiled_echo = compiled;

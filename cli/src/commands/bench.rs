@@ -284,6 +284,7 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
             times[times.len() - 1] * 1e3
         );
     }
+    relations(&db_dir, runs)?;
     if let Some(rss) = super::peak_rss::peak_rss_mib() {
         outln!("peak RSS: {rss:.0} MiB");
     }
@@ -291,6 +292,77 @@ fn cql(inputs: Vec<PathBuf>, db: Option<PathBuf>, runs: usize) -> Result<ExitCod
         let _ = std::fs::remove_dir_all(&db_dir);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The three canonical CQL 3 `:relation` examples (the reference's section on them).
+const CQL3_RELATIONS: [(&str, &str); 3] = [
+    (
+        "missing pieces",
+        "(match :result 1-0 (position :relation (:missingpiececount A 1 10)))",
+    ),
+    (
+        "other side to move",
+        "(match (position :relation (:changesidetomove)))",
+    ),
+    (
+        "moved recurrence",
+        "(match (position Ke6 be7 be4 nd5 :shift :flip :relation \
+         (:pattern :shift :flip :originalsamecount 0 :samesidetomove :variations)))",
+    ),
+];
+
+/// The CQL 3 relations over the database, planned (p50 of `runs`) against one full scan;
+/// both must find the same games.
+fn relations(db: &std::path::Path, runs: usize) -> Result<()> {
+    use cqldb::cql::{CqlRun, Source, run as run_query};
+    outln!(
+        "{:<20} {:>8} | {:>10} {:>8} {:>8} | {:>12} {:>7}",
+        "CQL 3 relation",
+        "matches",
+        "planned ms",
+        "min ms",
+        "max ms",
+        "full scan ms",
+        "x plan"
+    );
+    for (name, list) in CQL3_RELATIONS {
+        let make = |full_scan: bool| CqlRun {
+            query_name: "bench".into(),
+            full_scan,
+            ..CqlRun::new(list, Source::Db(db.to_path_buf()))
+        };
+        let mut times = Vec::new();
+        let mut planned = None;
+        for _ in 0..runs.max(1) {
+            let t = Instant::now();
+            planned = Some(run_query(&make(false))?);
+            times.push(t.elapsed().as_secs_f64());
+        }
+        let t = Instant::now();
+        let full = run_query(&make(true))?;
+        let full_secs = t.elapsed().as_secs_f64();
+        let planned = planned.unwrap_or_default();
+        if planned.matched != full.matched {
+            anyhow::bail!(
+                "{name}: planned found {} games, the full scan {}",
+                planned.matched.len(),
+                full.matched.len()
+            );
+        }
+        times.sort_by(f64::total_cmp);
+        let p50 = times[times.len() / 2];
+        outln!(
+            "{:<20} {:>8} | {:>10.0} {:>8.0} {:>8.0} | {:>12.0} {:>7.1}",
+            name,
+            planned.matched.len(),
+            p50 * 1e3,
+            times[0] * 1e3,
+            times[times.len() - 1] * 1e3,
+            full_secs * 1e3,
+            full_secs / p50
+        );
+    }
+    Ok(())
 }
 
 /// The benchmark's GTQL queries (the paper's analyses and a few more).
