@@ -135,6 +135,14 @@ const PAIRS: &[(&str, &str)] = &[
     ),
     ("(match (position :promote n))", "cql() btm --=N"),
     (
+        "(match (position :enpassant :btm))",
+        "cql() btm child:enpassant",
+    ),
+    (
+        "(match (position :xor ((position :check) (position Qd1)) :noenpassant))",
+        "cql() {check or Qd1} not {check Qd1} not child:enpassant",
+    ),
+    (
         "(match (position :movefrom Pe2 :moveto .e4))",
         "cql() Pe2--e4",
     ),
