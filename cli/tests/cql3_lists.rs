@@ -163,6 +163,17 @@ const PAIRS: &[(&str, &str)] = &[
         "(match :player an (position :mate))",
         "cql() {lowercase player white ~~ \"an\" or lowercase player black ~~ \"an\"} mate",
     ),
+    // Tags: a rook of the start position visits the four corners.
+    (
+        "(match :forany rook [rR] (position $rook[a1]) (position $rook[h1]) (position $rook[h8]) (position $rook[a8]))",
+        "cql() initial piece x in [Rr] {find {x & a1} find {x & h1} find {x & h8} find {x & a8}}",
+    ),
+    // Excelsior: a pawn from its second rank promotes.
+    (
+        "(match :forany pawn [Pp] (position :initial :tagmatch pawn P?2 :gappedsequence ((position :movefrom $pawn :promote U)) :flipcolor))",
+        "cql() initial piece x in [Pp] {{(x & Pa-h2) or (x & pa-h7)} \
+         find {(x--=Q) or (x--=R) or (x--=B) or (x--=N)}}",
+    ),
     // `:pattern`: only the list's squares are compared.
     (
         "(match (position Kd4 :relation (:pattern :changesidetomove)))",

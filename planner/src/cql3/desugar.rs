@@ -13,7 +13,7 @@
 
 use super::position::{Names, Within, elo_either, position_list, result};
 use super::reader::Item;
-use super::words::{Args, unsupported};
+use super::words::{Args, read_designator, unsupported};
 use crate::error::ParseError;
 
 /// Choices the documentation leaves to the implementation.
@@ -38,6 +38,7 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
     let mut header: Vec<String> = Vec::new();
     let mut body: Vec<String> = Vec::new();
     let mut lists = Vec::new();
+    let mut tags: Vec<super::tags::Tag> = Vec::new();
     let mut at = Args::new(&items[1..], root.span());
     while let Some(item) = at.next() {
         if let Some((_, Some("position"))) = item.list() {
@@ -75,10 +76,27 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
             }
             ":elo" => body.push(elo_either(at.range(word)?)),
             ":forany" => {
-                return Err(ParseError::new(
-                    "tags (:forany, $name) are not supported yet",
-                    item.span(),
-                ));
+                let name = at.word(word)?;
+                if !super::tags::valid_name(&name) {
+                    return Err(ParseError::new(
+                        "a tag's name is letters, digits and '_'",
+                        at.last_span(),
+                    ));
+                }
+                let d = at.item(word)?;
+                let designator = read_designator(d.atom().unwrap_or(""), d.span())?;
+                if designator.tag {
+                    return Err(ParseError::new(
+                        ":forany takes piece types, not a tag",
+                        d.span(),
+                    ));
+                }
+                tags.push(super::tags::Tag {
+                    name,
+                    // Its squares do not matter: the piece's type, anywhere.
+                    pieces: designator.piece,
+                    span: item.span(),
+                });
             }
             ":eco" | ":date" => {
                 return Err(ParseError::new(
@@ -89,6 +107,7 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
             _ => return Err(unsupported(word, item.span())),
         }
     }
+    super::tags::check(root, &tags)?;
     let mut names = Names::default();
     let mut translated = Vec::new();
     for l in &lists {
@@ -108,7 +127,7 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
                 root.span(),
             ));
         }
-        [one] => {
+        [one] if tags.is_empty() => {
             // The number of positions the body matches is the list's.
             if let Some(((lo, hi), _)) = one.matchcount {
                 header.push(format!("matchcount {lo} {hi}"));
@@ -119,17 +138,23 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
             // Each list must match some position of the game: searched from the start
             // position, each on the lines it looks at (the main line unless `:variations`).
             body.push("initial".into());
+            let mut finds = Vec::new();
             for p in several {
                 let found = match p.variations {
                     true => p.text.clone(),
                     false => format!("{{mainline {}}}", p.text),
                 };
-                body.push(match p.matchcount {
+                finds.push(match p.matchcount {
                     None => format!("find {found}"),
                     Some(((lo, hi), _)) => {
                         super::position::within_range(&format!("find all {found}"), (lo, hi))
                     }
                 });
+            }
+            if tags.is_empty() {
+                body.extend(finds);
+            } else {
+                body.push(super::tags::wrap(&tags, &finds));
             }
         }
     }
@@ -184,7 +209,9 @@ mod tests {
         assert_eq!(d("ka?"), "ka1-8");
         assert!(designator("Xa1", 0..0).is_err());
         assert!(designator("Ri9", 0..0).is_err());
-        assert!(designator("$x[a1]", 0..0).is_err());
+        assert_eq!(d("$x[a1]"), "(cql3_tag_x & a1)");
+        assert_eq!(d("$x"), "cql3_tag_x");
+        assert!(designator("$x-y", 0..0).is_err());
     }
 
     #[test]
@@ -275,7 +302,22 @@ mod tests {
             error("(match (position :relation (:newpiececount A 1 :newpiececount a 1)))").1,
             ":newpiececount"
         );
-        assert_eq!(error("(match :forany p [Pp] (position))").1, ":forany");
+        assert_eq!(
+            error("(match :forany x [Rr] (position $y[a1]))").1,
+            "$y[a1]"
+        );
+        assert_eq!(
+            error("(match :forany x [Rr] (position :tagmatch z R))").1,
+            "z"
+        );
+        assert_eq!(
+            error("(match :forany x R :forany y r :forany z Q (position))").1,
+            ":forany"
+        );
+        assert_eq!(
+            error("(match :forany x R (position :relation (:changesidetomove)))").1,
+            ":relation"
+        );
         assert_eq!(error("(match (position :ray (R k) 2))").1, "2");
         assert_eq!(
             error("(match (position :result 1-0 :flipcolor))").1,

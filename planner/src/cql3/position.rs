@@ -408,6 +408,12 @@ fn body(
                     ));
                 }
                 let d = read_designator(w, arg.span())?;
+                if d.tag {
+                    return Err(ParseError::new(
+                        ":promote takes piece types, not a tag",
+                        arg.span(),
+                    ));
+                }
                 mv.promote = Some((d.piece.clone(), d.squares.map(|s| place.apply(s))));
             }
             ":movenumber" => {
@@ -484,6 +490,12 @@ fn body(
                     b = texts[1]
                 ));
             }
+            // The tagged piece stands on a D square as a D piece.
+            ":tagmatch" => {
+                let name = at.word(word)?;
+                let d = designator_arg(&mut at, word, place)?;
+                parts.push(format!("({} & {d})", super::tags::variable(&name)));
+            }
             ":elo" => {
                 let r = at.range(word)?;
                 parts.push(elo_either(r));
@@ -541,7 +553,7 @@ fn pattern_of(
         if let Some(acc) = squares.as_mut() {
             *acc |= s;
         }
-        let one_piece = d.piece.chars().count() == 1 && d.piece != "A" && d.piece != "a";
+        let one_piece = !d.tag && d.piece.chars().count() == 1 && d.piece != "A" && d.piece != "a";
         match exact.as_mut() {
             Some(list) if one_piece && s.count_ones() == 1 => list.push(d.cql6(place)),
             _ => exact = None,
@@ -573,7 +585,7 @@ fn skip_arguments(word: &str, args: &mut Args<'_>) {
         | ":raydiagonal" | ":rayhorizontal" | ":rayvertical" => 1,
         ":piececount" | ":power" => 1,
         ":powerdifference" => usize::from(!args.peek_number()) + 1,
-        ":attackcount" => 2,
+        ":attackcount" | ":tagmatch" => 2,
         _ => 0,
     };
     for _ in 0..items {

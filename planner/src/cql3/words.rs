@@ -15,6 +15,8 @@ pub struct Designator {
     pub squares: Option<u64>,
     /// The square part as CQL 6 writes it, untransformed (`a-c1-2`, `[a1,h8]`).
     squares_text: String,
+    /// A tagged piece (`$name`): `piece` is its piece variable.
+    pub tag: bool,
 }
 
 /// Where a list's designators are moved to: reflections (files mirrored, ranks mirrored, then
@@ -91,14 +93,20 @@ impl Designator {
         let Some(squares) = self.squares else {
             return self.piece.clone();
         };
-        if place.is_identity() {
-            return format!("{}{}", self.piece, self.squares_text);
+        let text = if place.is_identity() {
+            self.squares_text.clone()
+        } else {
+            let moved = place.apply(squares);
+            if moved == 0 {
+                return "(~.)".into();
+            }
+            squares_text(moved)
+        };
+        if self.tag {
+            // The tagged piece where it stands, on these squares.
+            return format!("({} & {text})", self.piece);
         }
-        let moved = place.apply(squares);
-        if moved == 0 {
-            return "(~.)".into();
-        }
-        format!("{}{}", self.piece, squares_text(moved))
+        format!("{}{text}", self.piece)
     }
 
     /// Its squares at `place` (the whole board when it has no square part).
@@ -154,11 +162,19 @@ pub fn read_designator(word: &str, span: Span) -> Result<Designator, ParseError>
     let (pieces, squares) = if let Some(rest) = word.strip_prefix('[') {
         let close = rest.find(']').ok_or_else(|| bad("an unclosed '['"))?;
         (&rest[..close], &rest[close + 1..])
-    } else if word.starts_with('$') {
-        return Err(ParseError::new(
-            "tagged pieces ($name) are not supported yet",
-            span,
-        ));
+    } else if let Some(rest) = word.strip_prefix('$') {
+        // A tagged piece: the tag's piece variable (`tags.rs`), with squares or without.
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (name, squares) = rest.split_at(end);
+        if !super::tags::valid_name(name) {
+            return Err(bad("a tag name of letters, digits and '_' after '$'"));
+        }
+        let mut d = read_designator(&format!("?{squares}"), span.clone())?;
+        d.piece = super::tags::variable(name);
+        d.tag = true;
+        return Ok(d);
     } else {
         let first = word.chars().next().ok_or_else(|| bad("nothing"))?;
         word.split_at(first.len_utf8())
@@ -200,6 +216,7 @@ pub fn read_designator(word: &str, span: Span) -> Result<Designator, ParseError>
                 piece,
                 squares: None,
                 squares_text: String::new(),
+                tag: false,
             });
         }
         None => vec![squares],
@@ -219,6 +236,7 @@ pub fn read_designator(word: &str, span: Span) -> Result<Designator, ParseError>
         piece,
         squares: Some(bits),
         squares_text,
+        tag: false,
     })
 }
 
