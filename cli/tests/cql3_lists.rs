@@ -163,6 +163,16 @@ const PAIRS: &[(&str, &str)] = &[
         "(match :player an (position :mate))",
         "cql() {lowercase player white ~~ \"an\" or lowercase player black ~~ \"an\"} mate",
     ),
+    // Six captures or more on one square (each placement of `Ud4` counted alone); the
+    // destination holds a piece before the move, so en passant is not one.
+    (
+        "(match (position :movefrom U :moveto Ud4 :shift :pretransformmatchcount 6 100))",
+        "cql() initial square x in . {6 <= find all {mainline {[x]x not --(enpassant)}} <= 100}",
+    ),
+    (
+        "(match :eco B20 B99 (position :check))",
+        "cql() eco ~~ \"^B[2-9][0-9]\" check",
+    ),
     // Tags: a rook of the start position visits the four corners.
     (
         "(match :forany rook [rR] (position $rook[a1]) (position $rook[h1]) (position $rook[h8]) (position $rook[a8]))",

@@ -98,9 +98,25 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
                     span: item.span(),
                 });
             }
-            ":eco" | ":date" => {
+            // The ECO code's first three characters within the range (Scidb).
+            ":eco" => {
+                let lo = at.word(word)?;
+                let hi = if at.peek_atom().is_some_and(|w| eco_code(w).is_some()) {
+                    at.word(word)?
+                } else {
+                    lo.clone()
+                };
+                let (Some(lo), Some(hi)) = (eco_code(&lo), eco_code(&hi)) else {
+                    return Err(ParseError::new(
+                        ":eco takes ECO codes such as B20 (and an upper one: B20 B99)",
+                        at.last_span(),
+                    ));
+                };
+                body.push(format!("eco[0:3] >= \"{lo}\" eco[0:3] <= \"{hi}\""));
+            }
+            ":date" => {
                 return Err(ParseError::new(
-                    format!("{word} is a Scidb extension whose ranges are not supported yet"),
+                    ":date is a Scidb extension whose treatment of unknown parts (1990.??.??) is not documented: not supported yet",
                     item.span(),
                 ));
             }
@@ -127,7 +143,7 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
                 root.span(),
             ));
         }
-        [one] if tags.is_empty() => {
+        [one] if tags.is_empty() && one.per_instance.is_none() => {
             // The number of positions the body matches is the list's.
             if let Some(((lo, hi), _)) = one.matchcount {
                 header.push(format!("matchcount {lo} {hi}"));
@@ -144,10 +160,25 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
                     true => p.text.clone(),
                     false => format!("{{mainline {}}}", p.text),
                 };
-                finds.push(match p.matchcount {
-                    None => format!("find {found}"),
-                    Some(((lo, hi), _)) => {
-                        super::position::within_range(&format!("find all {found}"), (lo, hi))
+                let on_lines = |text: &str| match p.variations {
+                    true => text.to_owned(),
+                    false => format!("{{mainline {text}}}"),
+                };
+                finds.push(match (&p.matchcount, &p.per_instance) {
+                    (_, Some((range, instances))) => {
+                        // Some placement of the list matches a number of positions in range.
+                        let each: Vec<String> = instances
+                            .iter()
+                            .map(|i| {
+                                let all = format!("find all {}", on_lines(i));
+                                format!("{{{}}}", super::position::within_range(&all, *range))
+                            })
+                            .collect();
+                        format!("{{{}}}", each.join(" or "))
+                    }
+                    (None, None) => format!("find {found}"),
+                    (Some(((lo, hi), _)), None) => {
+                        super::position::within_range(&format!("find all {found}"), (*lo, *hi))
                     }
                 });
             }
@@ -159,6 +190,21 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
         }
     }
     Ok(format!("cql({})\n{}\n", header.join(" "), body.join("\n")))
+}
+
+/// An ECO code (a letter A–E, two digits), upper-cased.
+fn eco_code(w: &str) -> Option<String> {
+    let b = w.as_bytes();
+    match b {
+        [l, d1, d2]
+            if (b'A'..=b'E').contains(&l.to_ascii_uppercase())
+                && d1.is_ascii_digit()
+                && d2.is_ascii_digit() =>
+        {
+            Some(w.to_ascii_uppercase())
+        }
+        _ => None,
+    }
 }
 
 /// A word argument for a case-insensitive search, lower-cased; quotes are refused (Scidb's

@@ -9,7 +9,8 @@
 //! the next move (`:movefrom`, `:moveto`, `:promote` as one dash, `:movenumber`); sequences
 //! (`:sequence`, `:gappedsequence` as a `line`); game information (`:elo` everywhere,
 //! `:result`, `:whiteelo`, `:blackelo` outside a colour flip); `:relation` (`relation.rs`);
-//! `:markall` and `:noannotate` (they only change annotations, which follow CQL 6 here); the
+//! `:pretransformmatchcount` (top-level lists, each placement counted alone); `:markall` and
+//! `:noannotate` (they only change annotations, which follow CQL 6 here); the
 //! transforms. `:flipcolor`, `:flip`/`:flipdihedral`, `:fliphorizontal` and `:flipvertical`
 //! mean in CQL 6 what they meant; the shifts (`:shift`, `:shifthorizontal`,
 //! `:shiftvertical`) and `:flipdiagonal` are expanded here, one instance per placement of the
@@ -24,7 +25,7 @@ use std::collections::HashSet;
 
 use super::reader::Item;
 use super::relation::{self, Relation};
-use super::words::{Args, Placement, read_designator, unsupported};
+use super::words::{Args, Designator, Placement, read_designator, squares_text, unsupported};
 use crate::error::ParseError;
 
 /// A translated position list.
@@ -34,6 +35,9 @@ pub struct Position {
     pub variations: bool,
     /// `:matchcount` (top-level lists only).
     pub matchcount: Option<((i64, i64), crate::ast::Span)>,
+    /// `:pretransformmatchcount`: the range, and the list's instances (one per placement),
+    /// each of which is counted alone.
+    pub per_instance: Option<((i64, i64), Vec<String>)>,
 }
 
 /// What the lists being translated share.
@@ -73,8 +77,9 @@ struct Transforms {
     diagonal: bool,
     horizontal: bool,
     vertical: bool,
-    /// The list's relation compares the squares of each placement (`:pattern`): the flips
-    /// are expanded here with the shifts instead of being written as CQL 6 transforms.
+    /// The list's relation compares the squares of each placement (`:pattern`), or its
+    /// matches are counted per placement (`:pretransformmatchcount`): the flips are expanded
+    /// here with the shifts instead of being written as CQL 6 transforms.
     expand_flips: bool,
 }
 
@@ -95,6 +100,7 @@ impl Transforms {
                 }
                 Some(":shifthorizontal") => t.horizontal = true,
                 Some(":shiftvertical") => t.vertical = true,
+                Some(":pretransformmatchcount") => t.expand_flips = true,
                 Some(":relation") => {
                     if let Some((rel, _)) = items_iter.peek().and_then(|i| i.list()) {
                         t.expand_flips |= rel.iter().any(|r| r.atom() == Some(":pattern"));
@@ -220,7 +226,28 @@ pub fn position_list(
             },
             variations: false,
             matchcount: None,
+            per_instance: None,
         });
+    };
+    let per_instance = match &first.pretransform {
+        None => None,
+        Some((range, span)) => {
+            if transforms.colour || first.negated || within.nested {
+                return Err(ParseError::new(
+                    ":pretransformmatchcount with :flipcolor, :not or in a nested list is not supported yet",
+                    span.clone(),
+                ));
+            }
+            let beside = match &first.relation {
+                Some(r) if !r.per_placement => format!(" {}", r.text),
+                _ => String::new(),
+            };
+            let each = instances
+                .iter()
+                .map(|i| format!("{{{i}{beside}}}"))
+                .collect();
+            Some((*range, each))
+        }
     };
     let mut text = match instances.as_slice() {
         [one] => one.clone(),
@@ -261,6 +288,7 @@ pub fn position_list(
         text,
         variations,
         matchcount: first.matchcount,
+        per_instance,
     })
 }
 
@@ -271,6 +299,7 @@ struct Body {
     variations: bool,
     relation: Option<Relation>,
     matchcount: Option<((i64, i64), crate::ast::Span)>,
+    pretransform: Option<((i64, i64), crate::ast::Span)>,
 }
 
 /// The keywords that take no argument and add nothing here.
@@ -303,6 +332,7 @@ fn body(
         variations: false,
         relation: None,
         matchcount: None,
+        pretransform: None,
     };
     let mut mv = MoveParts::default();
     let mut at = Args::new(items, list.span());
@@ -396,8 +426,21 @@ fn body(
             }
             ":ray" | ":rayattack" | ":rayorthogonal" | ":raydiagonal" | ":rayhorizontal"
             | ":rayvertical" => parts.push(ray(word, &mut at, place)?),
-            ":movefrom" => mv.from = Some(designator_arg(&mut at, word, place)?),
-            ":moveto" => mv.to = Some(designator_arg(&mut at, word, place)?),
+            ":movefrom" | ":moveto" => {
+                let arg = at.item(word)?;
+                let d = read_designator(arg.atom().unwrap_or(""), arg.span())?;
+                if word == ":movefrom" {
+                    mv.from = Some(d);
+                } else if d.tag {
+                    // Where a tagged piece is taken is not a square set a dash can end on.
+                    return Err(ParseError::new(
+                        ":moveto with a tagged piece is not supported yet",
+                        arg.span(),
+                    ));
+                } else {
+                    mv.to = Some(d);
+                }
+            }
             ":promote" => {
                 let arg = at.item(word)?;
                 let w = arg.atom().unwrap_or("");
@@ -414,7 +457,7 @@ fn body(
                         arg.span(),
                     ));
                 }
-                mv.promote = Some((d.piece.clone(), d.squares.map(|s| place.apply(s))));
+                mv.promote = Some(d);
             }
             ":movenumber" => {
                 let r = at.range(word)?;
@@ -515,20 +558,24 @@ fn body(
                     _ => within_range("elo black", at.range(word)?),
                 });
             }
-            ":matchcount" => {
+            ":matchcount" | ":pretransformmatchcount" => {
                 let (lo, hi) = at.range(word)?;
                 if lo < 1 {
                     return Err(ParseError::new(
-                        ":matchcount with a range that admits 0 is not supported yet",
+                        format!("{word} with a range that admits 0 is not supported yet"),
                         span,
                     ));
                 }
-                out.matchcount = Some(((lo, hi), span));
+                if word == ":matchcount" {
+                    out.matchcount = Some(((lo, hi), span));
+                } else {
+                    out.pretransform = Some(((lo, hi), span));
+                }
             }
             _ => return Err(unsupported(word, span)),
         }
     }
-    if let Some(dash) = mv.dash() {
+    if let Some(dash) = mv.dash(place) {
         parts.push(dash);
     }
     // An empty list matches every position.
@@ -563,7 +610,7 @@ fn pattern_of(
 }
 
 /// The designators standing in the list itself (not keyword arguments).
-fn top_level_designators(items: &[Item]) -> Result<Vec<super::words::Designator>, ParseError> {
+fn top_level_designators(items: &[Item]) -> Result<Vec<Designator>, ParseError> {
     let mut out = Vec::new();
     let mut args = Args::new(items, 0..0);
     while let Some(item) = args.next() {
@@ -603,6 +650,7 @@ fn skip_arguments(word: &str, args: &mut Args<'_>) {
             | ":whiteelo"
             | ":blackelo"
             | ":matchcount"
+            | ":pretransformmatchcount"
             | ":ray"
             | ":rayattack"
             | ":rayorthogonal"
@@ -621,38 +669,55 @@ fn skip_arguments(word: &str, args: &mut Args<'_>) {
 /// The next move's parts, written as one dash so they refer to the same move.
 #[derive(Default)]
 struct MoveParts {
-    from: Option<String>,
-    to: Option<String>,
-    /// The promotion's piece part and squares (placed).
-    promote: Option<(String, Option<u64>)>,
+    from: Option<Designator>,
+    to: Option<Designator>,
+    promote: Option<Designator>,
 }
 
 impl MoveParts {
-    fn dash(&self) -> Option<String> {
+    /// The dash at `place`. The destination is always written bare (`--D`): a parenthesised
+    /// one, `--(X)`, would be read as a filter true after the move.
+    fn dash(&self, place: Placement) -> Option<String> {
         if self.from.is_none() && self.to.is_none() && self.promote.is_none() {
             return None;
         }
-        let from = self.from.clone().unwrap_or_default();
-        let mut to = self.to.clone().unwrap_or_default();
-        let mut promotion = String::new();
-        if let Some((piece, squares)) = &self.promote {
-            promotion = format!("={piece}");
-            if let Some(sq) = *squares {
-                // The promotion square is where the move goes.
-                let squares = super::words::squares_text(sq);
-                to = if to.is_empty() {
-                    squares
-                } else {
-                    format!("({to} & {squares})")
-                };
-            }
+        let from = match &self.from {
+            None => String::new(),
+            Some(d) if d.squares_at(place) == 0 => return Some("false".into()),
+            Some(d) => d.cql6(place),
+        };
+        // Where the move goes: the destination's squares, and the promotion's.
+        let mut squares = self.to.as_ref().map_or(u64::MAX, |d| d.squares_at(place));
+        if let Some(p) = &self.promote {
+            squares &= p.squares_at(place);
         }
+        if squares == 0 {
+            return Some("false".into());
+        }
+        let to_piece = self.to.as_ref().map(|d| d.piece.clone());
+        let to = match (to_piece, squares == u64::MAX) {
+            // No promotion squares: the destination as written.
+            (Some(_), _) if self.promote.is_none() => {
+                self.to.as_ref().map_or(String::new(), |d| d.cql6(place))
+            }
+            (None, true) => String::new(),
+            (Some(piece), true) => piece,
+            (piece, false) => format!(
+                "{}{}",
+                piece.unwrap_or_else(|| "[Aa_]".into()),
+                squares_text(squares)
+            ),
+        };
+        let promotion = self
+            .promote
+            .as_ref()
+            .map_or(String::new(), |p| format!("={}", p.piece));
         let dash = format!("{from}--{to}{promotion}");
         // A dash's promotion names a piece type: the colour is the side to move's.
         let colour = match &self.promote {
-            Some((piece, _)) => {
-                let white = piece.chars().any(|c| c.is_ascii_uppercase());
-                let black = piece.chars().any(|c| c.is_ascii_lowercase());
+            Some(p) => {
+                let white = p.piece.chars().any(|c| c.is_ascii_uppercase());
+                let black = p.piece.chars().any(|c| c.is_ascii_lowercase());
                 match (white, black) {
                     (true, false) => "wtm ",
                     (false, true) => "btm ",

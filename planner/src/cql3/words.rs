@@ -326,6 +326,11 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// The next item's text, if it is an atom (not consumed).
+    pub fn peek_atom(&self) -> Option<&'a str> {
+        self.items.get(self.at).and_then(Item::atom)
+    }
+
     /// Whether the next item is a number (a range follows).
     pub fn peek_number(&self) -> bool {
         self.items
