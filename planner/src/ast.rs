@@ -60,6 +60,21 @@ pub enum CmpOp {
     Ne,
 }
 
+impl CmpOp {
+    /// Whether the comparison holds when the left side is `ord` to the right.
+    pub fn holds(self, ord: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            CmpOp::Lt => ord == Less,
+            CmpOp::Le => ord != Greater,
+            CmpOp::Gt => ord == Greater,
+            CmpOp::Ge => ord != Less,
+            CmpOp::Eq => ord == Equal,
+            CmpOp::Ne => ord != Equal,
+        }
+    }
+}
+
 /// Binary arithmetic and set operators.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum BinOp {

@@ -468,20 +468,12 @@ fn body(
                 let lists = nested_lists(word, arg)?;
                 let mut line = String::from("line");
                 for l in lists {
-                    let p = position_list(
-                        l,
-                        Within {
-                            nested: true,
-                            ..within
-                        },
-                        names,
-                    )?;
-                    out.variations |= p.variations;
+                    let text = nested(l, within, names, &mut out)?;
                     // Gaps (any positions, or none) before and between the elements.
                     if word == ":gappedsequence" {
                         line.push_str(" --> .*");
                     }
-                    line.push_str(&format!(" --> {}", p.text));
+                    line.push_str(&format!(" --> {text}"));
                 }
                 parts.push(line);
             }
@@ -489,16 +481,8 @@ fn body(
                 let arg = at.item(word)?;
                 let mut inner = Vec::new();
                 for n in nested_lists(word, arg)? {
-                    let p = position_list(
-                        n,
-                        Within {
-                            nested: true,
-                            ..within
-                        },
-                        names,
-                    )?;
-                    out.variations |= p.variations;
-                    inner.push(p.text);
+                    let text = nested(n, within, names, &mut out)?;
+                    inner.push(text);
                 }
                 let joint = if word == ":and" { " " } else { " or " };
                 parts.push(format!("{{{}}}", inner.join(joint)));
@@ -516,16 +500,8 @@ fn body(
                 };
                 let mut texts = Vec::new();
                 for l in [a, b] {
-                    let p = position_list(
-                        l,
-                        Within {
-                            nested: true,
-                            ..within
-                        },
-                        names,
-                    )?;
-                    out.variations |= p.variations;
-                    texts.push(p.text);
+                    let text = nested(l, within, names, &mut out)?;
+                    texts.push(text);
                 }
                 parts.push(format!(
                     "{{{{{a} not {b}}} or {{{b} not {a}}}}}",
@@ -782,6 +758,26 @@ fn ray(word: &str, at: &mut Args<'_>, place: Placement) -> Result<String, ParseE
         }
     };
     Ok(if negate { format!("not {text}") } else { text })
+}
+
+/// A list nested in this one (in `:and`, `:or`, `:xor`, a sequence): translated with this
+/// list's placement; its `:variations` carries over.
+fn nested(
+    list: &Item,
+    within: Within,
+    names: &mut Names,
+    out: &mut Body,
+) -> Result<String, ParseError> {
+    let p = position_list(
+        list,
+        Within {
+            nested: true,
+            ..within
+        },
+        names,
+    )?;
+    out.variations |= p.variations;
+    Ok(p.text)
 }
 
 fn nested_lists<'a>(word: &str, arg: &'a Item) -> Result<Vec<&'a Item>, ParseError> {

@@ -19,7 +19,7 @@ impl Engine {
             // `Q == 1`, the material test, compares a count with a literal: no values built.
             if let (Expr::Pieces(d), Expr::Number(k)) = (&first.expr, &rhs.expr) {
                 let s = Self::designated(d, cx);
-                let holds = op_holds(*op, i64::from(s.count_ones()).cmp(k));
+                let holds = op.holds(i64::from(s.count_ones()).cmp(k));
                 return holds.then_some(Value::Matched);
             }
             let a = self.eval(first, cx)?;
@@ -166,22 +166,10 @@ impl Engine {
                 return match op {
                     CmpOp::Eq => Some(x == y),
                     CmpOp::Ne => Some(x != y),
-                    _ => Some(op_holds(op, x.count_ones().cmp(&y.count_ones()))),
+                    _ => Some(op.holds(x.count_ones().cmp(&y.count_ones()))),
                 };
             }
         };
-        Some(op_holds(op, ord))
-    }
-}
-
-fn op_holds(op: CmpOp, ord: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::*;
-    match op {
-        CmpOp::Lt => ord == Less,
-        CmpOp::Le => ord != Greater,
-        CmpOp::Gt => ord == Greater,
-        CmpOp::Ge => ord != Less,
-        CmpOp::Eq => ord == Equal,
-        CmpOp::Ne => ord != Equal,
+        Some(op.holds(ord))
     }
 }

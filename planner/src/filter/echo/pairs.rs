@@ -421,13 +421,5 @@ pub(super) fn compare(op: CmpOp, a: Value, b: Value) -> bool {
             _ => size(x).cmp(&size(y)),
         },
     };
-    use std::cmp::Ordering::*;
-    match op {
-        CmpOp::Lt => ord == Less,
-        CmpOp::Le => ord != Greater,
-        CmpOp::Gt => ord == Greater,
-        CmpOp::Ge => ord != Less,
-        CmpOp::Eq => ord == Equal,
-        CmpOp::Ne => ord != Equal,
-    }
+    op.holds(ord)
 }
