@@ -1,13 +1,16 @@
 //! The CQL 3 list syntax (`(match :pgn f.pgn (position Ka1 :mate))`, 2003–2016): a separate
 //! front end that reads a list file (`reader.rs`) and writes the CQL 6 query meaning the same
-//! (the match list in `desugar.rs`, position lists in `position.rs`, the relation list in
+//! (the match list in `desugar.rs`, position lists in `position.rs` with their next-move
+//! dash in `dash.rs` and rays in `ray.rs`, the relation list in
 //! `relation.rs`, tags in `tags.rs`, designators, placements and keyword arguments in
 //! `words.rs`), which
 //! the CQL 6 parser then reads — so checking, planning, EXPLAIN and output
 //! are the CQL 6 ones. It knows CQL 3's syntax and nothing of evaluation.
 
+mod dash;
 mod desugar;
 mod position;
+mod ray;
 mod reader;
 mod relation;
 mod tags;

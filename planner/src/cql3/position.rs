@@ -25,7 +25,7 @@ use std::collections::HashSet;
 
 use super::reader::Item;
 use super::relation::{self, Relation};
-use super::words::{Args, Designator, Placement, read_designator, squares_text, unsupported};
+use super::words::{Args, Designator, Placement, read_designator, unsupported};
 use crate::error::ParseError;
 
 /// A translated position list.
@@ -334,7 +334,7 @@ fn body(
         matchcount: None,
         pretransform: None,
     };
-    let mut mv = MoveParts::default();
+    let mut mv = super::dash::MoveParts::default();
     let mut at = Args::new(items, list.span());
     while let Some(item) = at.next() {
         let Some(word) = item.atom() else {
@@ -425,7 +425,7 @@ fn body(
                 });
             }
             ":ray" | ":rayattack" | ":rayorthogonal" | ":raydiagonal" | ":rayhorizontal"
-            | ":rayvertical" => parts.push(ray(word, &mut at, place)?),
+            | ":rayvertical" => parts.push(super::ray::ray(word, &mut at, place)?),
             ":movefrom" | ":moveto" => {
                 let arg = at.item(word)?;
                 let d = read_designator(arg.atom().unwrap_or(""), arg.span())?;
@@ -640,124 +640,6 @@ fn skip_arguments(word: &str, args: &mut Args<'_>) {
             }
         }
     }
-}
-
-/// The next move's parts, written as one dash so they refer to the same move.
-#[derive(Default)]
-struct MoveParts {
-    from: Option<Designator>,
-    to: Option<Designator>,
-    promote: Option<Designator>,
-}
-
-impl MoveParts {
-    /// The dash at `place`. The destination is always written bare (`--D`): a parenthesised
-    /// one, `--(X)`, would be read as a filter true after the move.
-    fn dash(&self, place: Placement) -> Option<String> {
-        if self.from.is_none() && self.to.is_none() && self.promote.is_none() {
-            return None;
-        }
-        let from = match &self.from {
-            None => String::new(),
-            Some(d) if d.squares_at(place) == 0 => return Some("false".into()),
-            Some(d) => d.cql6(place),
-        };
-        // Where the move goes: the destination's squares, and the promotion's.
-        let mut squares = self.to.as_ref().map_or(u64::MAX, |d| d.squares_at(place));
-        if let Some(p) = &self.promote {
-            squares &= p.squares_at(place);
-        }
-        if squares == 0 {
-            return Some("false".into());
-        }
-        let to_piece = self.to.as_ref().map(|d| d.piece.clone());
-        let to = match (to_piece, squares == u64::MAX) {
-            // No promotion squares: the destination as written.
-            (Some(_), _) if self.promote.is_none() => {
-                self.to.as_ref().map_or(String::new(), |d| d.cql6(place))
-            }
-            (None, true) => String::new(),
-            (Some(piece), true) => piece,
-            (piece, false) => format!(
-                "{}{}",
-                piece.unwrap_or_else(|| "[Aa_]".into()),
-                squares_text(squares)
-            ),
-        };
-        let promotion = self
-            .promote
-            .as_ref()
-            .map_or(String::new(), |p| format!("={}", p.piece));
-        let dash = format!("{from}--{to}{promotion}");
-        // A dash's promotion names a piece type: the colour is the side to move's.
-        let colour = match &self.promote {
-            Some(p) => {
-                let white = p.piece.chars().any(|c| c.is_ascii_uppercase());
-                let black = p.piece.chars().any(|c| c.is_ascii_lowercase());
-                match (white, black) {
-                    (true, false) => "wtm ",
-                    (false, true) => "btm ",
-                    _ => "",
-                }
-            }
-            None => "",
-        };
-        Some(if colour.is_empty() {
-            dash
-        } else {
-            format!("{{{colour}{dash}}}")
-        })
-    }
-}
-
-fn ray(word: &str, at: &mut Args<'_>, place: Placement) -> Result<String, ParseError> {
-    let arg = at.item(word)?;
-    let Some((members, _)) = arg.list() else {
-        return Err(ParseError::new(
-            format!("{word} takes a list of piece designators: {word} (R k)"),
-            arg.span(),
-        ));
-    };
-    let mut sets = Vec::new();
-    for m in members {
-        sets.push(read_designator(m.atom().unwrap_or(""), m.span())?.cql6(place));
-    }
-    if sets.len() < 2 {
-        return Err(ParseError::new(
-            format!("{word} needs at least two designators"),
-            arg.span(),
-        ));
-    }
-    let negate = if at.peek_number() {
-        let span = at.peek_span();
-        match at.range(word)? {
-            (0, 0) => true,
-            _ => {
-                return Err(ParseError::new(
-                    "counting rays is not supported yet: without a range a ray list means at least one ray, and 0 means none",
-                    span,
-                ));
-            }
-        }
-    } else {
-        false
-    };
-    let text = match word {
-        ":ray" => format!("ray ({})", sets.join(" ")),
-        ":rayorthogonal" => format!("ray orthogonal ({})", sets.join(" ")),
-        ":raydiagonal" => format!("ray diagonal ({})", sets.join(" ")),
-        ":rayhorizontal" => format!("ray horizontal ({})", sets.join(" ")),
-        ":rayvertical" => format!("ray vertical ({})", sets.join(" ")),
-        // Orthogonal rays from a rook or queen, diagonal ones from a bishop or queen.
-        _ => {
-            let rest = sets[1..].join(" ");
-            format!(
-                "{{ray orthogonal (([RQrq] & {}) {rest}) or ray diagonal (([BQbq] & {}) {rest})}}",
-                sets[0], sets[0]
-            )
-        }
-    };
-    Ok(if negate { format!("not {text}") } else { text })
 }
 
 /// A list nested in this one (in `:and`, `:or`, `:xor`, a sequence): translated with this
