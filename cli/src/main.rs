@@ -79,9 +79,12 @@ enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
-        /// Leave out input files this database already holds (same contents), rather than
-        /// storing their games again.
+        /// Store the games of an input file this database already holds (same contents)
+        /// again; by default such a file is said and left out.
         #[arg(long)]
+        allow_duplicates: bool,
+        /// Leave out files the database already holds (the default; kept for scripts).
+        #[arg(long, hide = true, conflicts_with = "allow_duplicates")]
         skip_duplicates: bool,
     },
     /// Run a CQL 6.2 query over a PGN file or a database; matching games are written as PGN.
@@ -362,14 +365,15 @@ fn main() -> std::process::ExitCode {
             threads,
             segment_positions,
             quiet,
-            skip_duplicates,
+            allow_duplicates,
+            skip_duplicates: _,
         } => commands::index::run(
             &inputs,
             &db,
             threads.map(|t| t as usize),
             segment_positions,
             quiet,
-            skip_duplicates,
+            !allow_duplicates,
         ),
         Command::Info { db } => commands::info::run(&db),
         Command::Check { db } => commands::check::check(&db),

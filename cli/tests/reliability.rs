@@ -239,7 +239,8 @@ fn info_games(db: &Path) -> Result<u64, String> {
         .ok_or(text)
 }
 
-/// A database of one batch of `n` games, and the batch's file (to append again).
+/// A database of one batch of `n` games, and the batch's file (to append again, with
+/// `--allow-duplicates`).
 fn db_of_one_batch(dir: &Path, n: usize) -> (PathBuf, PathBuf) {
     let db = dir.join("db");
     let pgn = dir.join("batch.pgn");
@@ -257,7 +258,7 @@ fn readers_during_appends_see_a_committed_state_and_never_an_error() {
         let (db, pgn) = (db.clone(), pgn.clone());
         std::thread::spawn(move || {
             for _ in 0..appends {
-                ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+                ok(&["index", s(&pgn), "--db", s(&db), "-q", "--allow-duplicates"]);
             }
         })
     };
@@ -293,7 +294,7 @@ fn appends_killed_at_random_moments_leave_the_old_or_the_new_state() {
     let (db, pgn) = db_of_one_batch(dir.path(), 3000);
     // A rough duration of one append, to spread the kills over it.
     let t = Instant::now();
-    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    ok(&["index", s(&pgn), "--db", s(&db), "-q", "--allow-duplicates"]);
     let span = t.elapsed().as_micros().max(1000) as u64;
     let mut committed = 6000u64;
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -303,7 +304,7 @@ fn appends_killed_at_random_moments_leave_the_old_or_the_new_state() {
         seed ^= seed >> 7;
         seed ^= seed << 17;
         let mut child = Command::new(env!("CARGO_BIN_EXE_cqldb"))
-            .args(["index", s(&pgn), "--db", s(&db), "-q"])
+            .args(["index", s(&pgn), "--db", s(&db), "-q", "--allow-duplicates"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -320,7 +321,7 @@ fn appends_killed_at_random_moments_leave_the_old_or_the_new_state() {
     }
     assert!(ok(&["check", "--db", s(&db)]).contains("all intact"));
     // The next append cleans up after the killed ones and commits.
-    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    ok(&["index", s(&pgn), "--db", s(&db), "-q", "--allow-duplicates"]);
     assert_eq!(info_games(&db), Ok(committed + 3000));
     eprintln!("{kills} appends killed; the database always held a committed state");
 }

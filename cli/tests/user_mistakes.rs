@@ -772,8 +772,8 @@ fn contract_details_of_tags_usage_and_compressed_input() {
     );
 }
 
-/// The same file indexed twice is said (its games would be stored twice), and
-/// `--skip-duplicates` leaves it out, also when a copy has another name.
+/// The same file indexed twice is said and left out (also when a copy has another name, or
+/// when it is given twice in one run); `--allow-duplicates` stores its games again.
 #[test]
 fn indexing_a_file_twice_is_noticed() {
     let dir = tempfile::tempdir().unwrap();
@@ -788,19 +788,39 @@ fn indexing_a_file_twice_is_noticed() {
     let again = cqldb(&["index", s(&pgn), "--db", s(&db), "-q"]);
     exited(&again, 0, "second index");
     assert!(stderr(&again).contains("already in this database (games 1-6"));
-    assert_eq!(game_count(&db), Some(12), "stored again, as said");
+    assert!(stderr(&again).contains("skipped"), "{}", stderr(&again));
+    assert_eq!(game_count(&db), Some(6), "left out, as said");
     let skipped = cqldb(&[
         "index",
         s(&copy),
+        s(&other),
+        s(&other),
+        "--db",
+        s(&db),
+        "-q",
+    ]);
+    exited(&skipped, 0, "skip");
+    assert!(stderr(&skipped).contains("skipped"), "{}", stderr(&skipped));
+    assert_eq!(game_count(&db), Some(10), "only b.pgn added, once");
+    let stored = cqldb(&["index", s(&pgn), "--db", s(&db), "-q", "--allow-duplicates"]);
+    exited(&stored, 0, "allowed");
+    assert!(
+        stderr(&stored).contains("stored again"),
+        "{}",
+        stderr(&stored)
+    );
+    assert_eq!(game_count(&db), Some(16), "stored again, as asked");
+    // The old flag still reads (it is the default now).
+    let old = cqldb(&[
+        "index",
         s(&other),
         "--db",
         s(&db),
         "-q",
         "--skip-duplicates",
     ]);
-    exited(&skipped, 0, "skip");
-    assert!(stderr(&skipped).contains("skipped"), "{}", stderr(&skipped));
-    assert_eq!(game_count(&db), Some(16), "only b.pgn added");
+    exited(&old, 0, "old flag");
+    assert_eq!(game_count(&db), Some(16));
 }
 
 /// Outputs are compressed as their names say, or refused; `explain` reads a PGN file too.

@@ -185,12 +185,12 @@ fn duplicates(writer: &DbWriter, inputs: &mut Vec<Input>, skip: bool) -> Result<
         };
         if skip {
             errln!(
-                "cqldb: {}: the same file is already in this database ({was}); skipped",
+                "cqldb: {}: the same file is already in this database ({was}); skipped (--allow-duplicates stores its games again)",
                 input.name()
             );
         } else {
             errln!(
-                "cqldb: warning: {}: the same file is already in this database ({was}); its games are stored again (--skip-duplicates leaves such files out)",
+                "cqldb: warning: {}: the same file is already in this database ({was}); its games are stored again (--allow-duplicates)",
                 input.name()
             );
             kept.push(input);
