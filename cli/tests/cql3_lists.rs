@@ -173,6 +173,12 @@ const PAIRS: &[(&str, &str)] = &[
         "(match :eco B20 B99 (position :check))",
         "cql() eco ~~ \"^B[2-9][0-9]\" check",
     ),
+    // When the query visits variations for another list, a list without `:variations`
+    // still follows the main line's moves.
+    (
+        "(match (position :movefrom Pe2 :moveto .e4) (position :variationsonly :check))",
+        "cql(variations) initial find {mainline Pe2 _e4 child(0):{_e2 Pe4}} find {variation check}",
+    ),
     // Tags: a rook of the start position visits the four corners.
     (
         "(match :forany rook [rR] (position $rook[a1]) (position $rook[h1]) (position $rook[h8]) (position $rook[a8]))",

@@ -14,13 +14,22 @@ pub struct MoveParts {
 impl MoveParts {
     /// The dash at `place`. The destination is always written bare (`--D`): a parenthesised
     /// one, `--(X)`, would be read as a filter true after the move.
-    pub fn dash(&self, place: Placement) -> Option<String> {
+    /// `primary`: only the main line's move (the list does not look into variations while
+    /// the query does).
+    pub fn dash(&self, place: Placement, primary: bool) -> Option<String> {
         if self.from.is_none() && self.to.is_none() && self.promote.is_none() {
             return None;
         }
+        // A tagged piece with squares: the piece stands there, and it moves (the dash's
+        // origin is the bare piece variable; a parenthesised one would not be read as one).
+        let mut standing = String::new();
         let from = match &self.from {
             None => String::new(),
             Some(d) if d.squares_at(place) == 0 => return Some("false".into()),
+            Some(d) if d.tag && d.squares.is_some() => {
+                standing = format!("{} ", d.cql6(place));
+                d.piece.clone()
+            }
             Some(d) => d.cql6(place),
         };
         // Where the move goes: the destination's squares, and the promotion's.
@@ -49,7 +58,8 @@ impl MoveParts {
             .promote
             .as_ref()
             .map_or(String::new(), |p| format!("={}", p.piece));
-        let dash = format!("{from}--{to}{promotion}");
+        let after = if primary { "(primary)" } else { "" };
+        let dash = format!("{standing}{from}--{to}{promotion}{after}");
         // A dash's promotion names a piece type: the colour is the side to move's.
         let colour = match &self.promote {
             Some(p) => {
@@ -63,7 +73,7 @@ impl MoveParts {
             }
             None => "",
         };
-        Some(if colour.is_empty() {
+        Some(if colour.is_empty() && standing.is_empty() {
             dash
         } else {
             format!("{{{colour}{dash}}}")

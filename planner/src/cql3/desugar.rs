@@ -67,12 +67,13 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
             ":player" => {
                 let name = text_argument(&mut at, word)?;
                 body.push(format!(
-                    "{{\"{name}\" in lowercase player white}} or {{\"{name}\" in lowercase player black}}"
+                    "{{{{\"{name}\" in lowercase player white}} or {{\"{name}\" in lowercase player black}}}}"
                 ));
             }
             ":event" | ":site" => {
                 let name = text_argument(&mut at, word)?;
-                body.push(format!("\"{name}\" in lowercase {}", &word[1..]));
+                // Braced: `event` would take a following string as its own.
+                body.push(format!("{{\"{name}\" in lowercase {}}}", &word[1..]));
             }
             ":elo" => body.push(elo_either(at.range(word)?)),
             ":forany" => {
@@ -127,11 +128,24 @@ pub fn match_list(root: &Item, options: Options) -> Result<String, ParseError> {
     let mut names = Names::default();
     let mut translated = Vec::new();
     for l in &lists {
-        let mut p = position_list(l, Within::default(), &mut names)?;
-        if options.skip_initial {
+        translated.push(position_list(l, Within::default(), &mut names)?);
+    }
+    // When the query visits variations (for some list or relation), the lists without their
+    // own `:variations` are translated again so that their moves keep to the main line.
+    if translated.iter().any(|p| p.variations) {
+        let within = Within {
+            main_line_moves: true,
+            ..Within::default()
+        };
+        translated = lists
+            .iter()
+            .map(|l| position_list(l, within, &mut names))
+            .collect::<Result<_, _>>()?;
+    }
+    if options.skip_initial {
+        for p in &mut translated {
             p.text = format!("{{not initial {}}}", p.text);
         }
-        translated.push(p);
     }
     if translated.iter().any(|p| p.variations) {
         header.push("variations".into());
@@ -299,7 +313,7 @@ mod tests {
         );
         assert_eq!(
             cql6("(match :gamenumber 5 (position :not Pa-h7 :flipcolor :variations))"),
-            "cql(gamenumber 5 5 variations)\nnot flipcolor {Pa-h7}\n"
+            "cql(gamenumber 5 5 variations)\n{not flipcolor {Pa-h7}}\n"
         );
         assert_eq!(
             cql6("(match (position :or ((position :check) (position .e4)) :piececount P 8))"),
@@ -307,11 +321,44 @@ mod tests {
         );
         assert_eq!(
             cql6("(match :player Kasp (position :movefrom Pe7 :moveto .e8 :promote n))"),
-            "cql()\n{\"kasp\" in lowercase player white} or {\"kasp\" in lowercase player black}\n{{btm Pe7--_e8=n}}\n"
+            "cql()\n{{\"kasp\" in lowercase player white} or {\"kasp\" in lowercase player black}}\n{{btm Pe7--_e8=n}}\n"
         );
         assert_eq!(
             cql6("(match (position Ka1 :shifthorizontal :matchcount 2 3))"),
             "cql(matchcount 2 3)\n{{Ka1} or {Ka-b1} or {Ka-c1} or {Ka-d1} or {Ka-e1} or {Ka-f1} or {Ka-g1} or {Ka-h1}}\n"
+        );
+    }
+
+    #[test]
+    fn a_transformed_or_negated_list_keeps_to_itself() {
+        // A transform's argument would take a following `or` with it.
+        assert_eq!(
+            cql6("(match (position :or ((position Ka1 :flipcolor) (position Qd1))))"),
+            "cql()\n{{{flipcolor {Ka1}} or {Qd1}}}\n"
+        );
+        // The main-line guard of P1 stays outside the list's `:not`.
+        assert_eq!(
+            cql6("(match (position :not :relation (:changesidetomove :variations)))"),
+            "cql(variations)\n{mainline not {{} echo quiet (s t) {ancestor(s t) sidetomove != s:sidetomove \
+             #(s:_ & [Aa]) == 0 #(s:[Aa] & _) == 0 #(~(s & t) & s:[Aa] & [Aa]) == 0}}}\n"
+        );
+        assert_eq!(
+            cql6("(match :event open :site london (position))"),
+            "cql()\n{\"open\" in lowercase event}\n{\"london\" in lowercase site}\n{}\n"
+        );
+    }
+
+    #[test]
+    fn moves_keep_to_the_main_line_when_the_query_visits_variations() {
+        assert_eq!(
+            cql6("(match (position :movefrom Pe7 :promote N) (position :variationsonly :mate))"),
+            "cql(variations)\ninitial\nfind {mainline {{wtm Pe7--=N(primary)}}}\nfind {variation mate}\n"
+        );
+        // A tagged piece with squares: it stands there, and it moves.
+        assert_eq!(
+            cql6("(match :forany r [Rr] (position :movefrom $r[g6,d2] :moveto ?g2))"),
+            "cql()\ninitial\npiece cql3_tag_r in [Aa] {find {cql3_tag_r & [Rr]} \
+             find {mainline {{(cql3_tag_r & [g6,d2]) cql3_tag_r--[Aa_]g2}}}}\n"
         );
     }
 

@@ -63,6 +63,11 @@ pub struct Within {
     pub colour_flip: bool,
     /// Nested in another list (no `:matchcount`).
     pub nested: bool,
+    /// Under a transform of an enclosing list (a nested `:relation` would be transformed).
+    pub transformed: bool,
+    /// The query visits variations: the moves and sequences of a list without its own
+    /// `:variations` keep to the main line (primary moves).
+    pub main_line_moves: bool,
 }
 
 /// The transform keywords of one list.
@@ -189,6 +194,15 @@ pub fn position_list(
     }
     let inner = Within {
         colour_flip: within.colour_flip || transforms.colour,
+        transformed: within.transformed
+            || transforms.colour
+            || transforms.expanded()
+            || !transforms.wrap().is_empty(),
+        // A list with its own `:variations` follows every move.
+        main_line_moves: within.main_line_moves
+            && !items
+                .iter()
+                .any(|i| matches!(i.atom(), Some(":variations" | ":variationsonly"))),
         ..within
     };
     let mut instances: Vec<String> = Vec::new();
@@ -229,6 +243,17 @@ pub fn position_list(
             per_instance: None,
         });
     };
+    // P2 may be in a variation while P1 stays on the main line: the guard goes outside the
+    // list (and outside its `:not`).
+    let guard = |text: String| match &first.relation {
+        Some(r) if r.variations && !first.variations => format!("{{mainline {text}}}"),
+        _ => text,
+    };
+    let beside = match &first.relation {
+        // The relation's designators are not transformed with the list: it stands beside it.
+        Some(r) if !r.per_placement => format!(" {}", r.text),
+        _ => String::new(),
+    };
     let per_instance = match &first.pretransform {
         None => None,
         Some((range, span)) => {
@@ -238,13 +263,9 @@ pub fn position_list(
                     span.clone(),
                 ));
             }
-            let beside = match &first.relation {
-                Some(r) if !r.per_placement => format!(" {}", r.text),
-                _ => String::new(),
-            };
             let each = instances
                 .iter()
-                .map(|i| format!("{{{i}{beside}}}"))
+                .map(|i| guard(format!("{{{i}{beside}}}")))
                 .collect();
             Some((*range, each))
         }
@@ -257,24 +278,19 @@ pub fn position_list(
         text = format!("{t} {text}");
     }
     let mut variations = first.variations;
-    if let Some(r) = &first.relation
-        && !r.per_placement
-    {
-        // The relation's designators are not transformed with the list: it stands beside it.
-        text = match (r.variations, first.variations) {
-            // The query visits variations for P2; P1 stays on the main line.
-            (true, false) => format!("{{mainline {text} {}}}", r.text),
-            _ => format!("{{{text} {}}}", r.text),
-        };
-    }
-    if let Some(r) = &first.relation {
-        if r.per_placement && r.variations && !first.variations {
-            text = format!("{{mainline {text}}}");
-        }
-        variations |= r.variations;
+    if !beside.is_empty() {
+        text = format!("{{{text}{beside}}}");
     }
     if first.negated {
         text = format!("not {text}");
+    }
+    text = guard(text);
+    if let Some(r) = &first.relation {
+        variations |= r.variations;
+    }
+    // Braced, so that a transform or `not` at its head never takes a following `or` with it.
+    if !text.starts_with('{') {
+        text = format!("{{{text}}}");
     }
     if let Some((_, span)) = &first.matchcount
         && within.nested
@@ -359,8 +375,15 @@ fn body(
             ":check" => parts.push("check".into()),
             ":nocheck" => parts.push("not check".into()),
             // The next move is (is not) an en-passant capture.
-            ":enpassant" => parts.push("--(enpassant)".into()),
-            ":noenpassant" => parts.push("not --(enpassant)".into()),
+            ":enpassant" | ":noenpassant" => {
+                let after = if within.main_line_moves {
+                    "{enpassant primary}"
+                } else {
+                    "enpassant"
+                };
+                let not = if word == ":noenpassant" { "not " } else { "" };
+                parts.push(format!("{not}--({after})"));
+            }
             ":initial" => parts.push("initial".into()),
             ":variations" => out.variations = true,
             ":variationsonly" => {
@@ -368,6 +391,12 @@ fn body(
                 parts.push("variation".into());
             }
             ":not" => out.negated = true,
+            ":relation" if within.nested && within.transformed => {
+                return Err(ParseError::new(
+                    ":relation in a list nested under a transform is not supported yet (its designators would be transformed)",
+                    span,
+                ));
+            }
             ":relation" => {
                 if out.relation.is_some() {
                     return Err(ParseError::new(
@@ -429,6 +458,17 @@ fn body(
             ":movefrom" | ":moveto" => {
                 let arg = at.item(word)?;
                 let d = read_designator(arg.atom().unwrap_or(""), arg.span())?;
+                let slot = if word == ":movefrom" {
+                    &mv.from
+                } else {
+                    &mv.to
+                };
+                if slot.is_some() {
+                    return Err(ParseError::new(
+                        format!("a second {word} in one list is not supported yet"),
+                        span,
+                    ));
+                }
                 if word == ":movefrom" {
                     mv.from = Some(d);
                 } else if d.tag {
@@ -457,6 +497,12 @@ fn body(
                         arg.span(),
                     ));
                 }
+                if mv.promote.is_some() {
+                    return Err(ParseError::new(
+                        "a second :promote in one list is not supported yet",
+                        span,
+                    ));
+                }
                 mv.promote = Some(d);
             }
             ":movenumber" => {
@@ -466,7 +512,12 @@ fn body(
             ":sequence" | ":gappedsequence" => {
                 let arg = at.item(word)?;
                 let lists = nested_lists(word, arg)?;
-                let mut line = String::from("line");
+                // Without `:variations` the sequence follows the main line.
+                let mut line = String::from(if within.main_line_moves {
+                    "line primary"
+                } else {
+                    "line"
+                });
                 for l in lists {
                     let text = nested(l, within, names, &mut out)?;
                     // Gaps (any positions, or none) before and between the elements.
@@ -551,7 +602,7 @@ fn body(
             _ => return Err(unsupported(word, span)),
         }
     }
-    if let Some(dash) = mv.dash(place) {
+    if let Some(dash) = mv.dash(place, within.main_line_moves) {
         parts.push(dash);
     }
     // An empty list matches every position.

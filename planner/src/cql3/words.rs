@@ -19,8 +19,8 @@ pub struct Designator {
     pub tag: bool,
 }
 
-/// Where a list's designators are moved to: reflections (files mirrored, ranks mirrored, then
-/// the a1–h8 diagonal), then one CQL 3 shift with its edge rule.
+/// Where a list's designators are moved to: one CQL 3 shift with its edge rule, then
+/// reflections (files mirrored, ranks mirrored, then the a1–h8 diagonal).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Placement {
     /// a↔h (`:flipvertical`, about the vertical bisector).
@@ -63,11 +63,6 @@ impl Placement {
     /// leave the board, and keeps those on the edge it moves away from (`Q[a2,c2,h2]` shifted
     /// right is `Q[a2,b2,d2]`); a shift by k is k unit shifts.
     pub fn apply(self, mut squares: u64) -> u64 {
-        if self.mirror_files || self.mirror_ranks || self.diagonal {
-            squares = (0..64u32)
-                .filter(|sq| squares >> sq & 1 == 1)
-                .fold(0, |acc, sq| acc | 1 << self.reflect(sq));
-        }
         for _ in 0..self.dx.unsigned_abs() {
             squares = if self.dx > 0 {
                 ((squares & !FILE_H) << 1) | (squares & FILE_A)
@@ -81,6 +76,13 @@ impl Placement {
             } else {
                 (squares >> 8) | (squares & RANK_8)
             };
+        }
+        // Reflections after the shift, as a CQL 6 flip written around the shifted instances
+        // applies them (one order for both ways a list's flips are written).
+        if self.mirror_files || self.mirror_ranks || self.diagonal {
+            squares = (0..64u32)
+                .filter(|sq| squares >> sq & 1 == 1)
+                .fold(0, |acc, sq| acc | 1 << self.reflect(sq));
         }
         squares
     }
