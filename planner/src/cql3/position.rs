@@ -213,13 +213,11 @@ pub fn position_list(
     } else {
         vec![within.place]
     };
-    let designators = top_level_designators(items)?;
     for place in placements {
-        // A placement that moves a designator of the list off the board cannot match.
-        if designators.iter().any(|d| d.squares_at(place) == 0) {
+        // `None`: the placement moves a designator of the list off the board.
+        let Some(body) = body(items, list, Within { place, ..inner }, names)? else {
             continue;
-        }
-        let body = body(items, list, Within { place, ..inner }, names)?;
+        };
         let text = match &body.relation {
             // A `:pattern` relation compares the squares of this placement.
             Some(r) if r.per_placement => format!("{{{} {}}}", body.conjuncts, r.text),
@@ -334,12 +332,14 @@ const FLAGS: &[&str] = &[
     ":noannotate",
 ];
 
+/// One placement of the list, or `None` when it moves one of the list's own designators off
+/// the board (then it cannot match).
 fn body(
     items: &[Item],
     list: &Item,
     within: Within,
     names: &mut Names,
-) -> Result<Body, ParseError> {
+) -> Result<Option<Body>, ParseError> {
     let place = within.place;
     let mut parts: Vec<String> = Vec::new();
     let mut out = Body {
@@ -351,6 +351,10 @@ fn body(
         pretransform: None,
     };
     let mut mv = super::dash::MoveParts::default();
+    // The list's own designators (for `:pattern`), and its relation, translated once they
+    // are all known.
+    let mut designators: Vec<Designator> = Vec::new();
+    let mut relation_arg: Option<&Item> = None;
     let mut at = Args::new(items, list.span());
     while let Some(item) = at.next() {
         let Some(word) = item.atom() else {
@@ -360,7 +364,9 @@ fn body(
             ));
         };
         if !word.starts_with(':') {
-            parts.push(read_designator(word, item.span())?.cql6(place));
+            let d = read_designator(word, item.span())?;
+            parts.push(d.cql6(place));
+            designators.push(d);
             continue;
         }
         if FLAGS.contains(&word) {
@@ -398,20 +404,13 @@ fn body(
                 ));
             }
             ":relation" => {
-                if out.relation.is_some() {
+                if relation_arg.is_some() {
                     return Err(ParseError::new(
                         "a position list has at most one :relation",
                         span,
                     ));
                 }
-                let arg = at.item(word)?;
-                let (squares, exact) = pattern_of(items, place)?;
-                let pattern = relation::Pattern {
-                    squares,
-                    exact,
-                    colour_flip: within.colour_flip,
-                };
-                out.relation = Some(relation::relation(arg, &pattern)?);
+                relation_arg = Some(at.item(word)?);
             }
             ":piececount" => {
                 let d = designator_arg(&mut at, word, place)?;
@@ -602,24 +601,33 @@ fn body(
             _ => return Err(unsupported(word, span)),
         }
     }
+    if designators.iter().any(|d| d.squares_at(place) == 0) {
+        return Ok(None);
+    }
+    if let Some(arg) = relation_arg {
+        let (squares, exact) = pattern_of(&designators, place);
+        let pattern = relation::Pattern {
+            squares,
+            exact,
+            colour_flip: within.colour_flip,
+        };
+        out.relation = Some(relation::relation(arg, &pattern)?);
+    }
     if let Some(dash) = mv.dash(place, within.main_line_moves) {
         parts.push(dash);
     }
     // An empty list matches every position.
     out.conjuncts = format!("{{{}}}", parts.join(" "));
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// The list's top-level designators at `place` for `:pattern`: their squares when each names
 /// at most one (which squares a designator of several names is not settled), and their CQL 6
 /// text when each is one piece type (or the empty square) on one square.
-fn pattern_of(
-    items: &[Item],
-    place: Placement,
-) -> Result<(Option<u64>, Option<Vec<String>>), ParseError> {
+fn pattern_of(designators: &[Designator], place: Placement) -> (Option<u64>, Option<Vec<String>>) {
     let mut squares = Some(0u64);
     let mut exact = Some(Vec::new());
-    for d in top_level_designators(items)? {
+    for d in designators {
         let s = d.squares_at(place);
         if s.count_ones() > 1 {
             squares = None;
@@ -633,64 +641,7 @@ fn pattern_of(
             _ => exact = None,
         }
     }
-    Ok((squares, exact))
-}
-
-/// The designators standing in the list itself (not keyword arguments).
-fn top_level_designators(items: &[Item]) -> Result<Vec<Designator>, ParseError> {
-    let mut out = Vec::new();
-    let mut args = Args::new(items, 0..0);
-    while let Some(item) = args.next() {
-        let Some(word) = item.atom() else { continue };
-        if word.starts_with(':') {
-            skip_arguments(word, &mut args);
-            continue;
-        }
-        out.push(read_designator(word, item.span())?);
-    }
-    Ok(out)
-}
-
-/// Steps over a keyword's arguments.
-fn skip_arguments(word: &str, args: &mut Args<'_>) {
-    let items = match word {
-        ":relation" | ":and" | ":or" | ":sequence" | ":gappedsequence" | ":movefrom"
-        | ":moveto" | ":promote" | ":result" | ":ray" | ":rayattack" | ":rayorthogonal"
-        | ":raydiagonal" | ":rayhorizontal" | ":rayvertical" => 1,
-        ":piececount" | ":power" => 1,
-        ":powerdifference" => usize::from(!args.peek_number()) + 1,
-        ":attackcount" | ":tagmatch" => 2,
-        _ => 0,
-    };
-    for _ in 0..items {
-        args.next();
-    }
-    // A range after the designators.
-    if matches!(
-        word,
-        ":piececount"
-            | ":power"
-            | ":powerdifference"
-            | ":attackcount"
-            | ":movenumber"
-            | ":elo"
-            | ":whiteelo"
-            | ":blackelo"
-            | ":matchcount"
-            | ":pretransformmatchcount"
-            | ":ray"
-            | ":rayattack"
-            | ":rayorthogonal"
-            | ":raydiagonal"
-            | ":rayhorizontal"
-            | ":rayvertical"
-    ) {
-        for _ in 0..2 {
-            if args.peek_number() {
-                args.next();
-            }
-        }
-    }
+    (squares, exact)
 }
 
 /// A list nested in this one (in `:and`, `:or`, `:xor`, a sequence): translated with this
