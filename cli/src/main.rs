@@ -86,6 +86,27 @@ enum Command {
         /// Leave out files the database already holds (the default; kept for scripts).
         #[arg(long, hide = true, conflicts_with = "allow_duplicates")]
         skip_duplicates: bool,
+        /// Do not merge segments after the append (by default, whenever eight adjacent
+        /// segments of one size tier exist they become one; `cqldb optimize` merges all).
+        #[arg(long)]
+        no_merge: bool,
+    },
+    /// Merge the database's segments into as few as the size cap allows (fewer segments:
+    /// faster queries, less memory at open). Safe to stop at any point; readers keep working.
+    Optimize {
+        /// Database directory.
+        #[arg(long)]
+        db: PathBuf,
+        /// Encoder threads (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
+        /// The largest merged segment, in positions (a merged segment is built in memory:
+        /// about 20 bytes a position).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        max_positions: Option<u64>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Run a CQL 6.2 query over a PGN file or a database; matching games are written as PGN.
     ///
@@ -353,6 +374,7 @@ fn main() -> std::process::ExitCode {
     tune_allocator(matches!(
         cli.command,
         Command::Index { .. }
+            | Command::Optimize { .. }
             | Command::Demo { .. }
             | Command::Bench {
                 what: commands::bench::BenchCommand::Ingest { .. }
@@ -367,14 +389,24 @@ fn main() -> std::process::ExitCode {
             quiet,
             allow_duplicates,
             skip_duplicates: _,
+            no_merge,
         } => commands::index::run(
             &inputs,
             &db,
-            threads.map(|t| t as usize),
-            segment_positions,
-            quiet,
-            !allow_duplicates,
+            commands::index::Settings {
+                threads: threads.map(|t| t as usize),
+                segment_positions,
+                quiet,
+                skip_duplicates: !allow_duplicates,
+                merge: !no_merge,
+            },
         ),
+        Command::Optimize {
+            db,
+            threads,
+            max_positions,
+            quiet,
+        } => commands::optimize::run(&db, threads.map(|t| t as usize), max_positions, quiet),
         Command::Info { db } => commands::info::run(&db),
         Command::Check { db } => commands::check::check(&db),
         Command::Repair { db } => commands::check::repair(&db),

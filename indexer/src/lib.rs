@@ -19,6 +19,7 @@
 
 pub mod flatten;
 pub mod lexer;
+pub mod merge;
 pub mod pipeline;
 pub mod repair;
 pub mod san;

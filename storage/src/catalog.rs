@@ -174,6 +174,26 @@ pub(crate) fn lacks_segments(named: &[SegmentEntry], m: &Manifest) -> bool {
     m.segments.iter().any(|s| !names(named, s.id))
 }
 
+/// Whether redb (naming `named`) lacks the manifest's segments because a merge committed in
+/// redb and stopped before publishing: every segment it lacks is listed as retired, and every
+/// one it has beyond the manifest was created by the writer the journal says never finished.
+fn interrupted_merge(dir: &Path, named: &[SegmentEntry], m: &Manifest) -> Result<bool> {
+    let retired = crate::retire::listed(dir)?;
+    let Some(left) = crate::journal::Leftover::read(dir)?.filter(|l| !l.committed) else {
+        return Ok(false);
+    };
+    let lacked_retired = m
+        .segments
+        .iter()
+        .filter(|s| !names(named, s.id))
+        .all(|s| retired.contains(&s.id));
+    let extra_created = named
+        .iter()
+        .filter(|n| !names(&m.segments, n.id))
+        .all(|n| left.created.contains(&n.id));
+    Ok(lacked_retired && extra_created)
+}
+
 /// Whether `entries` has the segment `id`.
 fn names(entries: &[SegmentEntry], id: u64) -> bool {
     entries.iter().any(|e| e.id == id)
@@ -344,6 +364,12 @@ impl CatalogWriter {
                 )));
             }
         };
+        if lacks_segments(&named, &m) && interrupted_merge(&self.dir, &named, &m)? {
+            // A merge committed in redb and was killed before it published: not committed.
+            // redb goes back to the manifest's segments (its sources stay); the merged
+            // segment's files are the journal's leftovers.
+            return guard::catch(&self.path, || self.restore_segments(&named, &m.segments));
+        }
         if lacks_segments(&named, &m) {
             return Err(StorageError::Catalog(format!(
                 "{} names fewer segments than {MANIFEST_FILE} (replaced or rolled back); run `cqldb repair` before appending",
@@ -371,6 +397,34 @@ impl CatalogWriter {
             self.roll_back(&unpublished, &stale)?;
         }
         Ok(())
+    }
+
+    /// Puts redb's segments back to the published manifest's (a merge whose publication
+    /// failed).
+    pub fn restore_published(&self) -> Result<()> {
+        let Some(m) = Manifest::read(&self.dir)? else {
+            return Ok(());
+        };
+        let (_, named) = self.state()?;
+        guard::catch(&self.path, || self.restore_segments(&named, &m.segments))
+    }
+
+    /// Makes redb's segment table hold exactly `segments` (it holds `named` now).
+    fn restore_segments(&self, named: &[SegmentEntry], segments: &[SegmentEntry]) -> Result<()> {
+        let db = self.open()?;
+        let err = catalog_err(&self.path);
+        let txn = db.begin_write().map_err(|e| err(e.into()))?;
+        {
+            let mut segs = txn.open_table(SEGMENTS).map_err(|e| err(e.into()))?;
+            for n in named.iter().filter(|n| !names(segments, n.id)) {
+                segs.remove(n.id).map_err(|e| err(e.into()))?;
+            }
+            for s in segments {
+                segs.insert(s.id, s.encode().as_slice())
+                    .map_err(|e| err(e.into()))?;
+            }
+        }
+        txn.commit().map_err(|e| err(e.into()))
     }
 
     /// Makes sure no id below `next` is given out again (ids of files seen on disk).
@@ -500,12 +554,23 @@ impl CatalogWriter {
     /// manifest's rename is the commit point (a writer finding segments in redb but not in the
     /// manifest takes them out).
     pub fn commit(&self, added: &[SegmentEntry], sources: &[crate::SourceRecord]) -> Result<()> {
+        self.commit_replacing(added, &[], sources)
+    }
+
+    /// As [`CatalogWriter::commit`], taking the segments `removed` out in the same
+    /// transaction (a merge: `added` holds their games).
+    pub fn commit_replacing(
+        &self,
+        added: &[SegmentEntry],
+        removed: &[u64],
+        sources: &[crate::SourceRecord],
+    ) -> Result<()> {
         if !self.exists() {
             guard::catch(&self.path, || self.initialise())?;
             self.created
                 .store(true, std::sync::atomic::Ordering::Release);
         }
-        guard::catch(&self.path, || self.commit_redb(added, sources))
+        guard::catch(&self.path, || self.commit_redb(added, removed, sources))
     }
 
     /// The input files recorded so far.
@@ -533,12 +598,20 @@ impl CatalogWriter {
         })
     }
 
-    fn commit_redb(&self, added: &[SegmentEntry], sources: &[crate::SourceRecord]) -> Result<()> {
+    fn commit_redb(
+        &self,
+        added: &[SegmentEntry],
+        removed: &[u64],
+        sources: &[crate::SourceRecord],
+    ) -> Result<()> {
         let db = self.open()?;
         let err = catalog_err(&self.path);
         let txn = db.begin_write().map_err(|e| err(e.into()))?;
         {
             let mut segs = txn.open_table(SEGMENTS).map_err(|e| err(e.into()))?;
+            for &id in removed {
+                segs.remove(id).map_err(|e| err(e.into()))?;
+            }
             for s in added {
                 segs.insert(s.id, s.encode().as_slice())
                     .map_err(|e| err(e.into()))?;

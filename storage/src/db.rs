@@ -62,6 +62,11 @@ pub struct DbWriter {
     committed: bool,
     /// Whether this writer made the directory (a build that commits no game removes it).
     made_dir: bool,
+    /// The adjacent segments a merge replaces (empty for an append): what it writes must
+    /// hold exactly their games, and its commit takes them out.
+    replacing: Vec<SegmentEntry>,
+    /// Whether the readers' lock existed when this writer opened (see `retire.rs`).
+    readers_lock: bool,
 }
 
 /// What a commit added.
@@ -92,6 +97,8 @@ impl DbWriter {
         if let Some(left) = Leftover::read(dir)? {
             left.clean(dir, &segments)?;
         }
+        let readers_lock = crate::retire::make_lock(dir)?;
+        crate::retire::sweep(dir, &segments, readers_lock)?;
         // Never an id in use, whatever the catalog's counter says.
         let next_id = segments.iter().map(|s| s.id + 1).fold(next_id, u64::max);
         let (next_game, next_position) = segments.iter().fold((1, 0), |(g, p), s| {
@@ -116,7 +123,37 @@ impl DbWriter {
             created: Vec::new(),
             committed: false,
             made_dir,
+            replacing: Vec::new(),
+            readers_lock,
         })
+    }
+
+    /// Opens the database in `dir` to merge the segments `ids`: adjacent in game order, given
+    /// in that order. The games pushed must be theirs, in order (their global numbers do not
+    /// change); [`DbWriter::commit`] then puts what was written in their place, atomically.
+    pub fn open_replacing(dir: &Path, options: WriterOptions, ids: &[u64]) -> Result<Self> {
+        if !dir.join(CATALOG_FILE).exists() && !dir.join(MANIFEST_FILE).exists() {
+            return Err(crate::catalog::missing_catalog(dir));
+        }
+        let mut w = Self::open(dir, options)?;
+        let (_, mut segments) = w.catalog.state()?;
+        segments.sort_by_key(|s| s.first_game);
+        let start = ids
+            .first()
+            .and_then(|first| segments.iter().position(|s| s.id == *first));
+        let run = start.and_then(|i| segments.get(i..i + ids.len()));
+        let Some(run) = run.filter(|r| r.iter().map(|s| s.id).eq(ids.iter().copied())) else {
+            return Err(StorageError::Refused {
+                path: dir.to_owned(),
+                reason: format!(
+                    "segments {ids:?} are not adjacent committed segments in game order"
+                ),
+            });
+        };
+        w.next_game = run[0].first_game;
+        w.next_position = run[0].first_position;
+        w.replacing = run.to_vec();
+        Ok(w)
     }
 
     /// A fresh segment id whose names nothing in the directory uses yet (a file left by a
@@ -140,7 +177,11 @@ impl DbWriter {
         }
     }
 
-    /// Registers a source file name; returns the index to put in [`NewGame::file`].
+    /// The segments a merge replaces, in game order (empty for an append).
+    pub fn replacing(&self) -> &[SegmentEntry] {
+        &self.replacing
+    }
+
     /// The input files the database has recorded (see [`crate::source`]).
     pub fn sources(&self) -> Result<Vec<crate::SourceRecord>> {
         self.catalog.sources()
@@ -156,6 +197,7 @@ impl DbWriter {
         self.sources.push(record);
     }
 
+    /// Registers a source file name; returns the index to put in [`NewGame::file`].
     pub fn add_file(&mut self, name: &str) -> u32 {
         if let Some(i) = self.files.iter().position(|f| f == name) {
             return i as u32;
@@ -270,7 +312,27 @@ impl DbWriter {
         self.close_segment()?;
         self.join_finisher()?;
         sync_dir(&self.dir)?;
-        self.catalog.commit(&self.written, &self.sources)?;
+        let removed: Vec<u64> = self.replacing.iter().map(|s| s.id).collect();
+        if !removed.is_empty() {
+            let sum = |v: &[SegmentEntry]| -> (u64, u64) {
+                v.iter()
+                    .fold((0, 0), |(g, p), s| (g + s.games, p + s.positions))
+            };
+            if sum(&self.written) != sum(&self.replacing) {
+                return Err(StorageError::corrupt(
+                    &self.dir,
+                    format!(
+                        "a merge wrote {:?} games and positions in place of {:?}: nothing was committed",
+                        sum(&self.written),
+                        sum(&self.replacing)
+                    ),
+                ));
+            }
+            // Listed before the catalog stops naming them, so no crash can forget them.
+            crate::retire::record(&self.dir, &removed)?;
+        }
+        self.catalog
+            .commit_replacing(&self.written, &removed, &self.sources)?;
         if let Err(e) = self.catalog.publish() {
             let ids: Vec<u64> = self.written.iter().map(|s| s.id).collect();
             return Err(match self.catalog.published(&ids) {
@@ -284,8 +346,13 @@ impl DbWriter {
                 }
                 Some(false) => {
                     // Not committed: readers never saw these segments. Taken out of redb so
-                    // that this writer's drop removes their files (else the next writer does).
-                    let _ = self.catalog.roll_back(&ids, &self.sources);
+                    // that this writer's drop removes their files (else the next writer does);
+                    // a merge's replaced segments go back.
+                    let _ = if removed.is_empty() {
+                        self.catalog.roll_back(&ids, &self.sources)
+                    } else {
+                        self.catalog.restore_published()
+                    };
                     StorageError::Catalog(format!(
                         "writing {MANIFEST_FILE} failed ({e}): nothing was committed"
                     ))
@@ -295,6 +362,12 @@ impl DbWriter {
         self.committed = true;
         if let Some(j) = self.journal.take() {
             j.finish()?;
+        }
+        if !removed.is_empty() {
+            // Their files go now unless a reader has the database open (then the next
+            // writer removes them).
+            let (_, state) = self.catalog.state()?;
+            crate::retire::sweep(&self.dir, &state, self.readers_lock)?;
         }
         Ok(CommitSummary {
             segments: self.written.len() as u64,
@@ -324,6 +397,7 @@ impl Drop for DbWriter {
             // its lock goes, and the directory if this writer made it, so nothing reads as an
             // empty database.
             let _ = std::fs::remove_file(self.dir.join(LOCK_FILE));
+            let _ = std::fs::remove_file(self.dir.join(crate::retire::READERS_LOCK));
             if self.made_dir {
                 let _ = std::fs::remove_dir(&self.dir);
             }
@@ -352,7 +426,7 @@ impl DbWriter {
 
 /// Opens the segment `e` names, and checks that the file is the one committed (a valid segment
 /// file copied over another's name is not).
-fn open_segment(dir: &Path, e: &SegmentEntry) -> Result<Segment> {
+pub fn open_segment(dir: &Path, e: &SegmentEntry) -> Result<Segment> {
     let path = dir.join(SegmentEntry::segment_file(e.id));
     let seg = Segment::open(&path)?;
     if let Some(checks) = e.checks
@@ -454,7 +528,7 @@ fn refuse_foreign_dir(dir: &Path) -> Result<()> {
             .file_name()
             .to_string_lossy()
             .into_owned();
-        if name == LOCK_FILE || name == JOURNAL_FILE {
+        if [LOCK_FILE, JOURNAL_FILE, crate::retire::READERS_LOCK].contains(&name.as_str()) {
             continue;
         }
         match SegmentEntry::id_of(&name) {
@@ -500,6 +574,8 @@ pub struct DbStats {
 
 /// A database opened for reading: the committed segments, verified.
 pub struct Database {
+    /// Keeps a merge from removing the files of segments this reader may still read.
+    _hold: crate::retire::ReaderHold,
     dir: PathBuf,
     entries: Vec<SegmentEntry>,
     segments: Vec<Segment>,
@@ -512,11 +588,15 @@ impl Database {
     /// Opens the committed state of the database in `dir`: the catalog, and every segment's
     /// tables checked (each part of a segment is checked when it is read).
     pub fn open(dir: &Path) -> Result<Self> {
+        // Taken before the catalog is read: a merge committed after this point removes
+        // nothing this reader could name.
+        let hold = crate::retire::ReaderHold::take(dir)?;
         let mut entries = read_catalog(dir)?;
         entries.sort_by_key(|e| e.first_game);
         let segments = open_segments(dir, &entries)?;
         let tag_readers = entries.iter().map(|_| std::sync::OnceLock::new()).collect();
         Ok(Self {
+            _hold: hold,
             dir: dir.to_owned(),
             entries,
             segments,

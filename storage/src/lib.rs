@@ -44,6 +44,7 @@ pub mod move_features;
 pub mod output_file;
 pub mod recover;
 pub mod replay;
+pub mod retire;
 pub mod runs;
 pub mod schema;
 pub mod segment;

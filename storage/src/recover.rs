@@ -86,6 +86,17 @@ pub fn catalog_from_segments(
         }
     }
     found.sort_by_key(|(id, _, _)| *id);
+    if found.iter().all(|(_, _, r)| r.is_some()) {
+        // A merged segment holds the games of the segments it replaced, whose files may still
+        // be here (removed once no reader used them): it comes first, and they overlap it.
+        found.sort_by_key(|(id, s, r)| {
+            (
+                r.map_or(0, |r| r.first_game),
+                std::cmp::Reverse(s.games()),
+                *id,
+            )
+        });
+    }
     let mut next_game = 1;
     let mut next_position = 0;
     for (id, segment, registration) in found {
@@ -106,7 +117,7 @@ pub fn catalog_from_segments(
         };
         if r.first_game < next_game {
             out.left.push(format!(
-                "{}: its games {}.. overlap the segment before it; left out",
+                "{}: its games {}.. overlap the segment before it (a merge's replaced segment?); left out",
                 path.display(),
                 r.first_game
             ));

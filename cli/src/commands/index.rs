@@ -10,15 +10,29 @@ use cqldb_indexer::{IngestOptions, IngestReport, Input, Progress, ingest};
 use cqldb_storage::{DbWriter, WriterOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
+/// How `cqldb index` runs.
+pub struct Settings {
+    /// Parser threads (default: all cores).
+    pub threads: Option<usize>,
+    /// Positions per segment.
+    pub segment_positions: u64,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Leave out files the database already holds.
+    pub skip_duplicates: bool,
+    /// Merge segments after the append as the policy says.
+    pub merge: bool,
+}
+
 /// Indexes `inputs` into `db`; the summary goes to stderr.
-pub fn run(
-    inputs: &[String],
-    db: &Path,
-    threads: Option<usize>,
-    segment_positions: u64,
-    quiet: bool,
-    skip_duplicates: bool,
-) -> Result<ExitCode> {
+pub fn run(inputs: &[String], db: &Path, settings: Settings) -> Result<ExitCode> {
+    let Settings {
+        threads,
+        segment_positions,
+        quiet,
+        skip_duplicates,
+        merge,
+    } = settings;
     let inputs = expand_inputs(inputs)?;
     if db.exists() && !db.is_dir() {
         anyhow::bail!(
@@ -56,6 +70,22 @@ pub fn run(
             ""
         }
     );
+    if merge && report.games > 0 {
+        let policy = cqldb_indexer::merge::MergePolicy {
+            tier_positions: segment_positions,
+            ..cqldb_indexer::merge::MergePolicy::default()
+        };
+        let start = Instant::now();
+        let merged = super::optimize::merge_with_bar(db, policy, threads, quiet)?;
+        if merged.merges > 0 {
+            errln!(
+                "merged segments: {}; {} segments now, in {:.2}s",
+                super::optimize::said(&merged),
+                merged.segments_after,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
     let kept = if report.games == 0 {
         "nothing was indexed"
     } else {

@@ -49,6 +49,7 @@ pub mod export;
 pub mod gtql;
 pub mod index;
 pub mod info;
+pub mod optimize;
 mod peak_rss;
 pub mod positions;
 pub mod shell;

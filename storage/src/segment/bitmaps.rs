@@ -27,7 +27,7 @@ impl Segment {
     }
 
     /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one).
-    fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
+    pub fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
         let d = self.data();
         let Some(i) = self.bitmap_index(key) else {
             return Ok(None);

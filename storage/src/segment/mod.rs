@@ -452,6 +452,25 @@ impl Segment {
         &self,
         only: Option<&RoaringBitmap>,
         with_text: bool,
+        f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
+    ) -> Result<()> {
+        self.visit_games(only, with_text, false, f)
+    }
+
+    /// Visits every game with its text and its positions whole (Zobrist hashes and material
+    /// signatures included): what a merge writes again.
+    pub fn for_each_game_whole(
+        &self,
+        f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
+    ) -> Result<()> {
+        self.visit_games(None, true, true, f)
+    }
+
+    fn visit_games(
+        &self,
+        only: Option<&RoaringBitmap>,
+        with_text: bool,
+        hashes: bool,
         mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
     ) -> Result<()> {
         let g = &self.data().games;
@@ -494,7 +513,7 @@ impl Segment {
                 .count();
             let view = BlockView::parse(&cache.raw)
                 .ok_or_else(|| self.corrupt("undecodable position block"))?;
-            let positions = view.replay(start..end, root, false).ok_or_else(outside)?;
+            let positions = view.replay(start..end, root, hashes).ok_or_else(outside)?;
             let decoded = &cache.notes;
             let mut text: &[u8] = &[];
             if with_text {
