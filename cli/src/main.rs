@@ -86,8 +86,9 @@ enum Command {
         /// Leave out files the database already holds (the default; kept for scripts).
         #[arg(long, hide = true, conflicts_with = "allow_duplicates")]
         skip_duplicates: bool,
-        /// Do not merge segments after the append (by default, whenever eight adjacent
-        /// segments of one size tier exist they become one; `cqldb optimize` merges all).
+        /// Do not merge segments after the append (by default, whenever four adjacent
+        /// segments of one size tier exist they become one, up to 8 million positions;
+        /// `cqldb optimize` merges all it can).
         #[arg(long)]
         no_merge: bool,
     },
@@ -100,8 +101,8 @@ enum Command {
         /// Encoder threads (default: all cores).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
-        /// The largest merged segment, in positions (a merged segment is built in memory:
-        /// about 20 bytes a position).
+        /// The largest merged segment, in positions (default 8,000,000): a merged segment
+        /// is built in memory, about 90 bytes a position at its peak.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         max_positions: Option<u64>,
         /// No progress bar.

@@ -253,7 +253,8 @@ fn a_database_that_lost_its_catalog_is_repaired_from_its_segments_never_overwrit
     assert!(repaired.contains("rebuilt from"), "{repaired}");
     assert_eq!(answers(&db), before);
     assert!(ok(&["check", "--db", s(&db)]).contains("all intact"));
-    ok(&["index", s(&more), "--db", s(&db), "-q"]);
+    // (Not merged: the gap below needs the segments as they were.)
+    ok(&["index", s(&more), "--db", s(&db), "-q", "--no-merge"]);
     assert_eq!(game_count(&db), Some(45));
     // A segment that is gone leaves a gap the repair reports; the rest is registered.
     std::fs::remove_file(db.join("catalog.redb")).unwrap();

@@ -173,7 +173,7 @@ fn partial_merges_keep_every_answer() {
     build(&b, 3_000);
     let policy = MergePolicy {
         factor: 3,
-        tier_positions: 3_000,
+        floor_positions: 3_000,
         max_positions: 40_000,
         greedy: false,
     };
@@ -261,8 +261,7 @@ fn segments_that_are_not_adjacent_are_refused() {
     assert!(ids.len() >= 3);
     let gap = [ids[0].1, ids[2].1];
     let err = cqldb_indexer::merge::merge_segments(&dir, &gap, 1, &Progress::default())
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(err.to_string().contains("adjacent"), "{err}");
     let reversed = [ids[1].1, ids[0].1];
     assert!(

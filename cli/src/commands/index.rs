@@ -71,10 +71,7 @@ pub fn run(inputs: &[String], db: &Path, settings: Settings) -> Result<ExitCode>
         }
     );
     if merge && report.games > 0 {
-        let policy = cqldb_indexer::merge::MergePolicy {
-            tier_positions: segment_positions,
-            ..cqldb_indexer::merge::MergePolicy::default()
-        };
+        let policy = cqldb_indexer::merge::MergePolicy::default();
         let start = Instant::now();
         let merged = super::optimize::merge_with_bar(db, policy, threads, quiet)?;
         if merged.merges > 0 {

@@ -133,12 +133,13 @@ pub fn merge_segments(
     let (raw_tx, raw_rx) = bounded::<(u64, Vec<NewGame>)>(threads * 2);
     let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
     std::thread::scope(|scope| -> Result<()> {
-        let segments = &segments;
         let file_maps = &file_maps;
         let reader = scope.spawn(move || -> Result<()> {
             let mut seq = 0u64;
             let mut batch = Vec::with_capacity(BATCH_GAMES);
-            for (segment, map) in segments.iter().zip(file_maps) {
+            // Each segment is unmapped once read: its pages leave this process's memory.
+            for (segment, map) in segments.into_iter().zip(file_maps) {
+                let segment = &segment;
                 let mut issues = issues_by_game(segment);
                 segment.for_each_game_whole(|local, rows| {
                     batch.push(game_again(segment, map, &mut issues, local, rows)?);
@@ -201,7 +202,6 @@ pub fn merge_segments(
             None => read,
         }
     })?;
-    drop(segments);
     writer.commit()
 }
 

@@ -1,8 +1,9 @@
 //! Which adjacent segments to merge: tiers of growing size, as Lucene's log merge policy.
 //!
-//! A segment's tier is how many times `factor` its positions are beyond the size an append
-//! closes a segment at (smaller segments, the last of an append or a small file's, are tier
-//! 0). Whenever `factor` adjacent segments share a tier, they become one segment of the next
+//! A segment's tier is how many times `factor` its positions are beyond a small floor (1,000
+//! positions: a few dozen games), so that small appends' segments merge among themselves in
+//! tiers too and a game is written again a logarithmic number of times, never once per
+//! append. Whenever `factor` adjacent segments share a tier, they become one segment of the next
 //! tier: the number of segments then grows with the logarithm of the database's size, and
 //! each game is written again once per tier it climbs. A merged segment never exceeds
 //! `max_positions`, because a segment is built in memory (the builder's memory is what bounds
@@ -16,8 +17,8 @@ use cqldb_storage::SegmentEntry;
 pub struct MergePolicy {
     /// How many segments of one tier make one of the next.
     pub factor: usize,
-    /// Positions of a segment as an append closes it (the size of tier 0).
-    pub tier_positions: u64,
+    /// The size of tier 0, in positions (smaller segments count as this size).
+    pub floor_positions: u64,
     /// The largest merged segment, in positions.
     pub max_positions: u64,
     /// Whether to merge as many adjacent segments as fit under the cap, whatever their tiers
@@ -28,9 +29,9 @@ pub struct MergePolicy {
 impl Default for MergePolicy {
     fn default() -> Self {
         Self {
-            factor: 8,
-            tier_positions: cqldb_storage::WriterOptions::default().segment_positions,
-            max_positions: 24_000_000,
+            factor: 4,
+            floor_positions: 1_000,
+            max_positions: 8_000_000,
             greedy: false,
         }
     }
@@ -48,7 +49,7 @@ impl MergePolicy {
     /// The tier of a segment of `positions` positions.
     pub fn tier(&self, positions: u64) -> u32 {
         let mut tier = 0;
-        let mut size = self.tier_positions.max(1);
+        let mut size = self.floor_positions.max(1);
         let factor = self.factor.max(2) as u64;
         while positions >= size.saturating_mul(factor) {
             size = size.saturating_mul(factor);
@@ -98,14 +99,21 @@ impl MergePolicy {
         for start in 0..run.len() {
             let mut total = 0u64;
             let mut ids = Vec::new();
+            let mut capped = false;
             for s in &run[start..] {
-                if total + s.positions > self.max_positions || (!greedy && ids.len() == factor) {
+                if !greedy && ids.len() == factor {
+                    break;
+                }
+                if total + s.positions > self.max_positions {
+                    capped = true;
                     break;
                 }
                 total += s.positions;
                 ids.push(s.id);
             }
-            let enough = if greedy {
+            // Where the cap stops a window short of `factor`, what fits is merged: the
+            // segments then reach the cap rather than stay a tier below it.
+            let enough = if greedy || capped {
                 ids.len() >= 2
             } else {
                 ids.len() == factor
@@ -152,7 +160,7 @@ mod tests {
     fn tiers_grow_by_the_factor() {
         let p = MergePolicy {
             factor: 10,
-            tier_positions: 100,
+            floor_positions: 100,
             max_positions: u64::MAX,
             greedy: false,
         };
@@ -166,7 +174,7 @@ mod tests {
     fn segments_stay_logarithmic_under_the_cap() {
         let p = MergePolicy {
             factor: 4,
-            tier_positions: 100,
+            floor_positions: 100,
             max_positions: u64::MAX,
             greedy: false,
         };
@@ -182,7 +190,7 @@ mod tests {
     fn no_merge_passes_the_cap_and_merged_runs_are_adjacent() {
         let p = MergePolicy {
             factor: 4,
-            tier_positions: 100,
+            floor_positions: 100,
             max_positions: 1000,
             greedy: false,
         };
