@@ -87,8 +87,8 @@ enum Command {
         #[arg(long, hide = true, conflicts_with = "allow_duplicates")]
         skip_duplicates: bool,
         /// Do not merge segments after the append (by default, whenever four adjacent
-        /// segments of one size tier exist they become one, up to 8 million positions;
-        /// `cqldb optimize` merges all it can).
+        /// segments of one size tier exist they become one, up to a full segment's
+        /// positions; `cqldb optimize` merges further).
         #[arg(long)]
         no_merge: bool,
     },

@@ -71,7 +71,13 @@ pub fn run(inputs: &[String], db: &Path, settings: Settings) -> Result<ExitCode>
         }
     );
     if merge && report.games > 0 {
-        let policy = cqldb_indexer::merge::MergePolicy::default();
+        // After an append, only segments smaller than a full one merge (the tails of small
+        // appends): a large import is not written twice; `cqldb optimize` merges further.
+        let default = cqldb_indexer::merge::MergePolicy::default();
+        let policy = cqldb_indexer::merge::MergePolicy {
+            max_positions: default.max_positions.min(segment_positions),
+            ..default
+        };
         let start = Instant::now();
         let merged = super::optimize::merge_with_bar(db, policy, threads, quiet)?;
         if merged.merges > 0 {
