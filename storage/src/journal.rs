@@ -15,7 +15,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::catalog::SegmentEntry;
+use crate::segment_entry::SegmentEntry;
 use crate::error::{Result, StorageError};
 use crate::segment_entry::SegmentPart;
 

@@ -16,7 +16,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::catalog::SegmentEntry;
+use crate::segment_entry::SegmentEntry;
 use crate::error::{Result, StorageError};
 
 /// The lock every reader holds shared while a database is open.
