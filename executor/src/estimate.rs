@@ -22,7 +22,10 @@ use crate::scan::{SegmentScan, StoredSize};
 pub fn estimate(db: &Database, scan: &Scan) -> Vec<Estimate> {
     let mut totals: Vec<Option<Est>> = Vec::new();
     for (entry, seg) in db.segments() {
-        let mut ss = SegmentScan::new(seg, entry.first_game);
+        // A damaged segment is the execution's error to report; estimates skip it.
+        let Ok(mut ss) = SegmentScan::new(seg, entry.first_game) else {
+            continue;
+        };
         let mut ops = Vec::new();
         of(&mut ss, scan, &mut ops);
         if totals.is_empty() {

@@ -185,7 +185,7 @@ fn candidates<'d>(
     let scanned: Vec<cqldb_storage::Result<SegmentCandidates>> = segments
         .par_iter()
         .map(|&(first, entry, seg)| {
-            let mut s = crate::scan::SegmentScan::new(seg, first);
+            let mut s = crate::scan::SegmentScan::new(seg, first)?;
             s.count_games = analyze;
             // A tag index that cannot be read (an older version) only costs the pruning: tag
             // scans then give every game.

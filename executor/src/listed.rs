@@ -63,7 +63,7 @@ fn segment_positions(
     if !visit.variations {
         positions &= seg.bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?;
     }
-    let starts = seg.game_starts();
+    let starts = seg.game_starts()?;
     let games = starts.len().saturating_sub(1);
     let mut out: Listed = Vec::with_capacity(positions.len() as usize);
     let mut g = 0usize;

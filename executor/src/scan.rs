@@ -53,16 +53,16 @@ pub struct SegmentScan<'a> {
 
 impl<'a> SegmentScan<'a> {
     /// Prepares `seg`, whose first game has the global number `first_game`.
-    pub fn new(seg: &'a Segment, first_game: u64) -> Self {
-        Self {
+    pub fn new(seg: &'a Segment, first_game: u64) -> cqldb_storage::Result<Self> {
+        Ok(Self {
             seg,
             first_game,
-            layout: Layout::new(seg.game_starts()),
+            layout: Layout::new(seg.game_starts()?),
             passing: Vec::new(),
             count_games: false,
             tags: None,
             inexact: false,
-        }
+        })
     }
 
     /// Where each game starts (see [`Segment::game_starts`]), kept by the scan.

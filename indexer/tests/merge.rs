@@ -111,6 +111,7 @@ fn assert_same_games(a: &Database, b: &Database) {
     }
     let issues = |d: &Database| -> Vec<String> {
         d.issues()
+            .unwrap()
             .into_iter()
             .map(|(g, f, i)| format!("{g} {f} {}:{} {} {}", i.line, i.column, i.kind, i.message))
             .collect()

@@ -154,7 +154,7 @@ proptest! {
                 expected.entry(BitmapKey::Material(p.material).to_u64()).or_default().insert(id);
             }
             // Move features: of the move that reached each position, and of the moves leaving it.
-            let starts = seg.game_starts();
+            let starts = seg.game_starts().unwrap();
             let mut leaving = vec![0u32; all.len()];
             for w in starts.windows(2) {
                 for id in w[0]..w[1] {

@@ -242,7 +242,7 @@ fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Fou
     let summary = cqldb_executor::query::run_plan(&run, plan)?;
     let mut matched = summary.matched;
     if table == Table::Games {
-        matched.extend(games_without_positions(db, lo, hi));
+        matched.extend(games_without_positions(db, lo, hi)?);
     }
     matched.sort_unstable();
     matched.dedup();
@@ -300,13 +300,13 @@ fn estimated_rows(db: &Database, table: Table, found: &Found) -> Option<usize> {
 
 /// The games numbered `lo..hi` that have no position (their setup could not be read), which
 /// no CQL filter can match.
-fn games_without_positions(db: &Database, lo: u64, hi: u64) -> Vec<u64> {
+fn games_without_positions(db: &Database, lo: u64, hi: u64) -> cqldb_storage::Result<Vec<u64>> {
     let mut out = Vec::new();
     let mut first = 1u64;
     for (entry, seg) in db.segments() {
         let end = first + entry.games;
         if first < hi && lo < end {
-            let starts = seg.game_starts();
+            let starts = seg.game_starts()?;
             for (i, w) in starts.windows(2).enumerate() {
                 let g = first + i as u64;
                 if w[0] == w[1] && (lo..hi).contains(&g) {
@@ -316,7 +316,7 @@ fn games_without_positions(db: &Database, lo: u64, hi: u64) -> Vec<u64> {
         }
         first = end;
     }
-    out
+    Ok(out)
 }
 
 fn list_text(list: &Option<Vec<u64>>) -> String {

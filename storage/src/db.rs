@@ -682,14 +682,16 @@ impl Database {
     }
 
     /// Every recorded problem: (global game number, source file, issue).
-    pub fn issues(&self) -> Vec<(u64, String, IssueRecord)> {
-        self.segments()
-            .flat_map(|(e, s)| {
-                s.issues()
+    pub fn issues(&self) -> Result<Vec<(u64, String, IssueRecord)>> {
+        let mut out = Vec::new();
+        for (e, s) in self.segments() {
+            out.extend(
+                s.issues()?
                     .into_iter()
-                    .map(move |(i, f)| (e.first_game + u64::from(i.game), f, i))
-            })
-            .collect()
+                    .map(|(i, f)| (e.first_game + u64::from(i.game), f, i)),
+            );
+        }
+        Ok(out)
     }
 
     /// The tag index of one of the database's segments.
@@ -762,12 +764,16 @@ impl Database {
         let mut out = Vec::new();
         for (e, segment) in self.entries.iter().zip(&self.segments) {
             let reader = self.tag_reader(e)?;
+            // Checked once here: the per-game reads of the search then cannot fail.
+            segment.game_meta(0)?;
             let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
             let mut all = RoaringBitmap::new();
             all.insert_range(0..e.games as u32);
             out.extend(
                 reader
-                    .search(query, &games_of, &all, &|g| segment.game_meta(g))?
+                    .search(query, &games_of, &all, &|g| {
+                        segment.game_meta(g).ok().flatten()
+                    })?
                     .into_iter()
                     .map(|g| e.first_game + u64::from(g)),
             );

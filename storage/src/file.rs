@@ -58,6 +58,11 @@ pub struct ChecksumWriter {
 }
 
 impl ChecksumWriter {
+    /// Bytes written through it so far.
+    pub fn written(&self) -> u64 {
+        self.len
+    }
+
     fn note<T>(&self, r: std::io::Result<T>) -> std::io::Result<T> {
         if let Err(e) = &r
             && let Ok(mut f) = self.failure.try_borrow_mut()

@@ -15,8 +15,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::segment_entry::SegmentEntry;
 use crate::error::{Result, StorageError};
+use crate::segment_entry::SegmentEntry;
 use crate::segment_entry::SegmentPart;
 
 /// File name of the journal inside a database directory.

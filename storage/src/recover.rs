@@ -129,7 +129,7 @@ pub fn catalog_from_segments(
                 r.first_game - 1
             ));
         }
-        let stats = segment.stats();
+        let stats = segment.stats()?;
         let tags = dir.join(SegmentEntry::tags_dir(id));
         let digest = match tag_digest(&segment, &path, &tags) {
             Ok(d) => d,

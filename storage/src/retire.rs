@@ -16,8 +16,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::segment_entry::SegmentEntry;
 use crate::error::{Result, StorageError};
+use crate::segment_entry::SegmentEntry;
 
 /// The lock every reader holds shared while a database is open.
 pub const READERS_LOCK: &str = "readers.lock";

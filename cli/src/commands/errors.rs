@@ -10,7 +10,7 @@ use cqldb_storage::Database;
 pub fn run(db: &Path, game: Option<u64>) -> Result<ExitCode> {
     let database = Database::open(db)?;
     let mut n = 0;
-    for (g, file, issue) in database.issues() {
+    for (g, file, issue) in database.issues()? {
         if game.is_some_and(|want| want != g) {
             continue;
         }

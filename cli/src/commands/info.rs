@@ -45,11 +45,11 @@ pub fn render(db: &Database) -> Result<String> {
         for (a, b) in breakdown.iter_mut().zip(seg.size_breakdown()) {
             *a += b;
         }
-        detached += seg.stats().detached_variations;
+        detached += seg.stats()?.detached_variations;
     }
     let per = |b: u64| b as f64 / s.positions.max(1) as f64;
     let games_with_errors = {
-        let mut games: Vec<u64> = db.issues().iter().map(|(g, _, _)| *g).collect();
+        let mut games: Vec<u64> = db.issues()?.iter().map(|(g, _, _)| *g).collect();
         games.dedup();
         games.len()
     };

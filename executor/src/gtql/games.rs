@@ -356,7 +356,7 @@ pub fn feed_games_measured(
         }
         let (games, starts) = match scan {
             Some(s) => {
-                let mut ss = SegmentScan::new(seg, entry.first_game);
+                let mut ss = SegmentScan::new(seg, entry.first_game)?;
                 ss.count_games = stats.is_some();
                 let mut scratch = Vec::new();
                 let ops = match stats.as_deref_mut() {

@@ -140,7 +140,7 @@ pub fn merge_segments(
             // Each segment is unmapped once read: its pages leave this process's memory.
             for (segment, map) in segments.into_iter().zip(file_maps) {
                 let segment = &segment;
-                let mut issues = issues_by_game(segment);
+                let mut issues = issues_by_game(segment)?;
                 segment.for_each_game_whole(|local, rows| {
                     batch.push(game_again(segment, map, &mut issues, local, rows)?);
                     if batch.len() == BATCH_GAMES {
@@ -206,12 +206,12 @@ pub fn merge_segments(
 }
 
 /// A segment's recorded problems by segment-local game.
-fn issues_by_game(segment: &Segment) -> BTreeMap<u32, Vec<IssueRecord>> {
+fn issues_by_game(segment: &Segment) -> Result<BTreeMap<u32, Vec<IssueRecord>>> {
     let mut out: BTreeMap<u32, Vec<IssueRecord>> = BTreeMap::new();
-    for (issue, _) in segment.issues() {
+    for (issue, _) in segment.issues()? {
         out.entry(issue.game).or_default().push(issue);
     }
-    out
+    Ok(out)
 }
 
 /// One stored game as an append hands it to the encoder.
@@ -224,7 +224,7 @@ fn game_again(
 ) -> Result<NewGame> {
     let info = segment.game_info(local)?;
     // `game_info` read the same column: the game has a source.
-    let file = segment.game_source(local).map_or(0, |s| s.file);
+    let file = segment.game_source(local)?.map_or(0, |s| s.file);
     let first = rows.first;
     Ok(NewGame {
         file: file_map.get(file as usize).copied().unwrap_or(0),

@@ -177,7 +177,10 @@ impl SegmentGames {
             let t = tags.get(&local)?;
             Some(t.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
         };
-        let starts = seg.game_starts();
+        let starts = seg.game_starts()?;
+        // Checked once here: the per-game reads below then cannot fail.
+        seg.game_meta(0)?;
+        seg.game_source(0)?;
         let positions = |g: u32| -> i64 {
             let i = g as usize;
             match (starts.get(i), starts.get(i + 1)) {
@@ -207,7 +210,7 @@ impl SegmentGames {
                     ints(l.clone().map(|g| match tag(g, written) {
                         Some(v) => v.as_deref().and_then(rating),
                         None => {
-                            let meta = seg.game_meta(g)?;
+                            let meta = seg.game_meta(g).ok().flatten()?;
                             let elo = if name == "white_elo" {
                                 meta.white_elo
                             } else {
@@ -217,10 +220,12 @@ impl SegmentGames {
                         }
                     }))
                 }
-                "eco" => texts(
-                    l.clone()
-                        .map(|g| seg.game_meta(g).and_then(|m| eco_text(m.eco))),
-                ),
+                "eco" => texts(l.clone().map(|g| {
+                    seg.game_meta(g)
+                        .ok()
+                        .flatten()
+                        .and_then(|m| eco_text(m.eco))
+                })),
                 "plies" => ints(l.clone().map(|g| {
                     let v = i64::from(
                         self.variation_positions
@@ -237,16 +242,20 @@ impl SegmentGames {
                 ),
                 "source_file" => texts(l.clone().map(|g| {
                     seg.game_source(g)
+                        .ok()
+                        .flatten()
                         .and_then(|s| files.get(s.file as usize).copied())
                 })),
                 "source_line" => ints(
                     l.clone()
-                        .map(|g| seg.game_source(g).map(|s| i64::from(s.line))),
+                        .map(|g| seg.game_source(g).ok().flatten().map(|s| i64::from(s.line))),
                 ),
-                "errors" => ints(
-                    l.clone()
-                        .map(|g| seg.game_source(g).map(|s| i64::from(s.issues))),
-                ),
+                "errors" => ints(l.clone().map(|g| {
+                    seg.game_source(g)
+                        .ok()
+                        .flatten()
+                        .map(|s| i64::from(s.issues))
+                })),
                 other => anyhow::bail!("the games column {other} is not read from the index"),
             });
         }
@@ -269,7 +278,7 @@ fn unclear_ratings(seg: &Segment, color: Color) -> Result<RoaringBitmap> {
         rated |= seg.bitmap(key)?;
     }
     for g in &rated {
-        let stored = seg.game_meta(g).map(|m| match color {
+        let stored = seg.game_meta(g)?.map(|m| match color {
             Color::White => m.white_elo,
             Color::Black => m.black_elo,
         });
@@ -283,7 +292,7 @@ fn unclear_ratings(seg: &Segment, color: Color) -> Result<RoaringBitmap> {
 /// Positions at depth > 0 per game, from the variation flag's bitmap (main-line plies are the
 /// game's positions less these, less the root).
 fn variation_positions(seg: &Segment) -> Result<Vec<u32>> {
-    let starts = seg.game_starts();
+    let starts = seg.game_starts()?;
     let games = starts.len().saturating_sub(1);
     let variation = seg.bitmap(BitmapKey::flag(PositionFlags::VARIATION))?;
     let mut counts = vec![0u32; games];

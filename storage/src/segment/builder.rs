@@ -172,12 +172,16 @@ impl SegmentBuilder {
         // Streamed to the file: no in-memory copy of the whole archive (that copy's fresh pages
         // cost more than the serialisation).
         let file_crc = write_file_streaming(path, MAGIC, Some(&registration.to_bytes()), |w| {
-            rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
+            let mut w = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
                 &self.data,
                 rkyv::ser::writer::IoWriter::new(w),
             )
             .map(rkyv::ser::writer::IoWriter::into_inner)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+            // The parts' checksums after the archive (see `parts.rs`).
+            let table = super::parts::table(&self.data, w.written());
+            std::io::Write::write_all(&mut w, &table).map_err(|e| e.to_string())?;
+            Ok(w)
         })?;
         Ok(SegmentStats { file_crc, ..stats })
     }

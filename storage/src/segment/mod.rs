@@ -6,7 +6,7 @@
 //! its bitmaps in `bitmaps.rs`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU8, AtomicU64};
 
 use rkyv::{Archive, Deserialize, Serialize};
 use roaring::RoaringBitmap;
@@ -20,6 +20,9 @@ use crate::file::MappedFile;
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
 
 mod bitmaps;
+mod parts;
+
+use parts::Part;
 
 const MAGIC: &[u8; 8] = b"CQLDBSEG";
 
@@ -194,6 +197,12 @@ pub struct SegmentStats {
 pub struct Segment {
     path: PathBuf,
     file: MappedFile,
+    /// Bytes of the rkyv archive at the start of the payload (the rest is the parts' table).
+    archive_len: usize,
+    /// The parts' checksums (`None` in a file written before them: checked whole at open).
+    part_crcs: Option<[u32; 5]>,
+    /// One bit per [`Part`] checked so far (see `parts.rs`).
+    checked_parts: AtomicU8,
     /// One bit per bitmap: set once its bytes matched their checksum. A committed segment is
     /// never written again, so a bitmap checked once stays checked, and a process that answers
     /// many queries (a benchmark, a server) stops paying the checksum for the bitmaps it reads
@@ -256,14 +265,33 @@ impl Segment {
         // The header checksum covers every byte and is left to a full check; blobs are checked
         // when read and the rest here (see `digest.rs`).
         let file = MappedFile::open(path, MAGIC, false)?;
-        // The number of bitmaps, once the tables are known to be sound.
+        let payload = file.payload();
+        let (part_crcs, archive_len) = match parts::read_table(payload) {
+            Some((crcs, len)) => (Some(crcs), len),
+            None => (None, payload.len()),
+        };
+        // The number of bitmaps, once the tables are known to be sound: the head alone when
+        // the file has part checksums (the game columns are checked when first read).
         let checked = || -> std::result::Result<usize, String> {
-            let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(file.payload())
+            let archive = payload
+                .get(..archive_len)
+                .ok_or_else(|| "bad archive structure".to_owned())?;
+            let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(archive)
                 .map_err(|_| "bad archive structure".to_owned())?;
-            if digest_meta!(data) != data.meta_crc.to_native() {
-                return Err("checksum mismatch (segment tables)".into());
+            match &part_crcs {
+                Some(crcs) => {
+                    if !parts::part_matches(data, Part::Head, crcs) {
+                        return Err("checksum mismatch (segment tables)".into());
+                    }
+                    check_lengths(data)?;
+                }
+                None => {
+                    if digest_meta!(data) != data.meta_crc.to_native() {
+                        return Err("checksum mismatch (segment tables)".into());
+                    }
+                    check_consistency(data)?;
+                }
             }
-            check_consistency(data)?;
             Ok(data.bitmap_blobs.len())
         };
         let bitmaps = match checked() {
@@ -277,9 +305,16 @@ impl Segment {
         let verified_bitmaps = (0..bitmaps.div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect();
+        let checked_parts = match part_crcs {
+            Some(_) => 1 << (Part::Head as u8),
+            None => parts::ALL,
+        };
         Ok(Self {
             path: path.to_owned(),
             file,
+            archive_len,
+            part_crcs,
+            checked_parts: AtomicU8::new(checked_parts),
             verified_bitmaps,
             materials: std::sync::OnceLock::new(),
         })
@@ -302,7 +337,11 @@ impl Segment {
     fn data(&self) -> &ArchivedSegmentData {
         // SAFETY: the payload was validated by `rkyv::access` in `open`, and the mapping is
         // immutable for the life of `self`.
-        unsafe { rkyv::access_unchecked::<ArchivedSegmentData>(self.file.payload()) }
+        unsafe {
+            rkyv::access_unchecked::<ArchivedSegmentData>(
+                self.file.payload().get_unchecked(..self.archive_len),
+            )
+        }
     }
 
     fn corrupt(&self, what: &str) -> StorageError {
@@ -339,9 +378,10 @@ impl Segment {
     }
 
     /// Totals.
-    pub fn stats(&self) -> SegmentStats {
+    pub fn stats(&self) -> Result<SegmentStats> {
+        self.parts(&[Part::Attributes])?;
         let d = self.data();
-        SegmentStats {
+        Ok(SegmentStats {
             games: u64::from(self.games()),
             positions: self.positions(),
             variations: d.variations.to_native(),
@@ -353,11 +393,12 @@ impl Segment {
                 .map(|v| u64::from(v.to_native()))
                 .sum(),
             file_crc: self.recorded_crc(),
-        }
+        })
     }
 
     /// Provenance and attributes of a game.
     pub fn game_info(&self, local: u32) -> Result<GameInfo> {
+        self.parts(&[Part::Starts, Part::Attributes])?;
         let g = &self.data().games;
         let i = local as usize;
         if i >= g.result.len() {
@@ -389,14 +430,17 @@ impl Segment {
     /// Where a game was read from and how many problems it had, without allocating (for
     /// readers of every game, such as SQL's `games` table): the file is an index into
     /// [`Segment::source_files`].
-    pub fn game_source(&self, local: u32) -> Option<GameSource> {
+    pub fn game_source(&self, local: u32) -> Result<Option<GameSource>> {
+        self.parts(&[Part::Attributes])?;
         let g = &self.data().games;
         let i = local as usize;
-        Some(GameSource {
-            file: g.file.get(i)?.to_native(),
-            line: g.line.get(i)?.to_native(),
-            issues: g.issues.get(i)?.to_native(),
-        })
+        Ok((|| {
+            Some(GameSource {
+                file: g.file.get(i)?.to_native(),
+                line: g.line.get(i)?.to_native(),
+                issues: g.issues.get(i)?.to_native(),
+            })
+        })())
     }
 
     /// The names of the files the segment's games were read from, as [`GameSource::file`]
@@ -406,20 +450,24 @@ impl Segment {
     }
 
     /// A game's indexed attributes (result, year, ECO, Elos).
-    pub fn game_meta(&self, local: u32) -> Option<GameMeta> {
+    pub fn game_meta(&self, local: u32) -> Result<Option<GameMeta>> {
+        self.parts(&[Part::Attributes])?;
         let g = &self.data().games;
         let i = local as usize;
-        Some(GameMeta {
-            result: GameResult::from_u8(*g.result.get(i)?),
-            year: g.year.get(i)?.to_native(),
-            eco: g.eco.get(i)?.to_native(),
-            white_elo: g.white_elo.get(i)?.to_native(),
-            black_elo: g.black_elo.get(i)?.to_native(),
-        })
+        Ok((|| {
+            Some(GameMeta {
+                result: GameResult::from_u8(*g.result.get(i)?),
+                year: g.year.get(i)?.to_native(),
+                eco: g.eco.get(i)?.to_native(),
+                white_elo: g.white_elo.get(i)?.to_native(),
+                black_elo: g.black_elo.get(i)?.to_native(),
+            })
+        })())
     }
 
     /// The original text of a game, byte for byte.
     pub fn game_text(&self, local: u32) -> Result<Vec<u8>> {
+        self.parts(&[Part::Text])?;
         let g = &self.data().games;
         let i = local as usize;
         let chunk = g
@@ -473,6 +521,10 @@ impl Segment {
         hashes: bool,
         mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
     ) -> Result<()> {
+        self.parts(&[Part::Blocks, Part::Attributes])?;
+        if with_text {
+            self.parts(&[Part::Text])?;
+        }
         let g = &self.data().games;
         let games = self.games();
         // The current text chunk (its number and text); one buffer serves every chunk.
@@ -557,6 +609,7 @@ impl Segment {
         only: &RoaringBitmap,
         mut f: impl FnMut(u32, &[u8]) -> Result<()>,
     ) -> Result<()> {
+        self.parts(&[Part::Text])?;
         let g = &self.data().games;
         let games = self.games();
         let mut chunk_at: Option<u32> = None;
@@ -582,7 +635,8 @@ impl Segment {
     /// has positions `starts[i]..starts[i + 1]`. Every index scan needs it: on a little-endian
     /// machine it is the file's column itself, with no copy (copying it out of the file, into
     /// fresh pages, was a few percent of a query's time).
-    pub fn game_starts(&self) -> std::borrow::Cow<'_, [u32]> {
+    pub fn game_starts(&self) -> Result<std::borrow::Cow<'_, [u32]>> {
+        self.parts(&[Part::Starts])?;
         let column = self.data().games.pos_start.as_slice();
         #[cfg(target_endian = "little")]
         {
@@ -591,10 +645,12 @@ impl Segment {
             // value; the slice borrows the mapping, which lives as long as `self`.
             let native =
                 unsafe { std::slice::from_raw_parts(column.as_ptr().cast::<u32>(), column.len()) };
-            std::borrow::Cow::Borrowed(native)
+            Ok(std::borrow::Cow::Borrowed(native))
         }
         #[cfg(not(target_endian = "little"))]
-        std::borrow::Cow::Owned(column.iter().map(|x| x.to_native()).collect())
+        Ok(std::borrow::Cow::Owned(
+            column.iter().map(|x| x.to_native()).collect(),
+        ))
     }
 
     /// Number of position blocks.
@@ -626,6 +682,7 @@ impl Segment {
 
     /// The positions, comments and NAGs of one game (positions are game-local ids).
     pub fn game_positions(&self, local: u32) -> Result<DecodedBlock> {
+        self.parts(&[Part::Blocks])?;
         let g = &self.data().games;
         let i = local as usize;
         let block = g.block.get(i).ok_or_else(|| self.corrupt("no such game"))?;
@@ -651,9 +708,10 @@ impl Segment {
     }
 
     /// The issues recorded for this segment's games.
-    pub fn issues(&self) -> Vec<(IssueRecord, String)> {
+    pub fn issues(&self) -> Result<Vec<(IssueRecord, String)>> {
+        self.parts(&[Part::Attributes])?;
         let d = self.data();
-        d.issues
+        Ok(d.issues
             .iter()
             .map(|i| {
                 let rec = IssueRecord {
@@ -671,7 +729,7 @@ impl Segment {
                     .map_or_else(|| "?".to_owned(), |f| f.as_str().to_owned());
                 (rec, file)
             })
-            .collect()
+            .collect())
     }
 
     /// A position block's entry, its data checked against its checksum.
@@ -762,6 +820,14 @@ impl Segment {
 /// Cross-checks what the archive's structure cannot: column lengths and indexes between columns,
 /// so that later reads can index without panicking even on a file a buggy writer produced.
 fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String> {
+    check_lengths(d)?;
+    [Part::Starts, Part::Blocks, Part::Text]
+        .into_iter()
+        .try_for_each(|p| check_part(d, p))
+}
+
+/// The lengths of the columns and tables against each other (read from their headers only).
+fn check_lengths(d: &ArchivedSegmentData) -> std::result::Result<(), String> {
     let g = &d.games;
     let n = g.result.len();
     let lens = [
@@ -782,26 +848,6 @@ fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String>
     if lens.iter().any(|&l| l != n) || g.pos_start.len() != n + 1 {
         return Err("game columns of different lengths".into());
     }
-    if g.pos_start
-        .windows(2)
-        .any(|w| w[0].to_native() > w[1].to_native())
-    {
-        return Err("game position ranges out of order".into());
-    }
-    for i in 0..n {
-        let block = d
-            .blocks
-            .get(g.block[i].to_native() as usize)
-            .ok_or("game points at a missing block")?;
-        let first = block.first_position.to_native();
-        let end = first.saturating_add(block.positions.to_native());
-        if g.pos_start[i].to_native() < first || g.pos_start[i + 1].to_native() > end {
-            return Err("game positions outside their block".into());
-        }
-        if g.text_chunk[i].to_native() as usize >= d.text_chunks.len() {
-            return Err("game points at a missing text chunk".into());
-        }
-    }
     if d.bitmap_keys.len() != d.bitmap_blobs.len() {
         return Err("bitmap keys and blobs differ in number".into());
     }
@@ -812,6 +858,47 @@ fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String>
         return Err("checksums and parts differ in number".into());
     }
     Ok(())
+}
+
+/// What one part's values must satisfy (lengths are checked at open): game ranges in order,
+/// games inside their blocks, text chunks that exist.
+fn check_part(d: &ArchivedSegmentData, part: Part) -> std::result::Result<(), String> {
+    let g = &d.games;
+    match part {
+        Part::Head | Part::Attributes => Ok(()),
+        Part::Starts => {
+            if g.pos_start
+                .windows(2)
+                .any(|w| w[0].to_native() > w[1].to_native())
+            {
+                return Err("game position ranges out of order".into());
+            }
+            Ok(())
+        }
+        Part::Blocks => {
+            for i in 0..g.result.len() {
+                let block = d
+                    .blocks
+                    .get(g.block[i].to_native() as usize)
+                    .ok_or("game points at a missing block")?;
+                let first = block.first_position.to_native();
+                let end = first.saturating_add(block.positions.to_native());
+                if g.pos_start[i].to_native() < first || g.pos_start[i + 1].to_native() > end {
+                    return Err("game positions outside their block".into());
+                }
+            }
+            Ok(())
+        }
+        Part::Text => {
+            if g.text_chunk
+                .iter()
+                .any(|c| c.to_native() as usize >= d.text_chunks.len())
+            {
+                return Err("game points at a missing text chunk".into());
+            }
+            Ok(())
+        }
+    }
 }
 
 /// A decompressed block kept while its games are read.
