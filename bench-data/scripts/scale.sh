@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The scale curve: one synthetic batch of games appended again and again, and after each append
 # what a user feels: segments, `info`, an index-answered count and a few planned queries, each
-# as a command (wall seconds, peak RSS). Not part of CI (10 M games take 16 GB and minutes).
+# as a command (wall seconds, peak RSS); after each append `cqldb optimize` merges (its time and
+# memory are a column; SCALE_OPTIMIZE=0 skips it). Not part of CI (10 M games take 16 GB and minutes).
 #
 # Usage: bash bench-data/scripts/scale.sh [GAMES_PER_BATCH] [BATCHES] [WORK_DIR]
 #   defaults: 1000000 10 ./scale-work  (the 10 M-game database of the build-and-scale issue)
@@ -31,16 +32,21 @@ measure() {
 }
 
 queries=("stalemate" "mate" "Kg1 kg8 Rf1" "flipcolor {#A == 2 #P == 1 #a == 1}")
-printf "%-10s %-8s %-14s %-14s" "games" "segments" "append s/MiB" "info s/MiB"
+printf "%-10s %-8s %-14s %-14s %-14s" "games" "segments" "append s/MiB" "optimize s/MiB" "info s/MiB"
 for q in "${queries[@]}"; do printf " %-22s" "${q:0:20}"; done
 printf "\n"
 for i in $(seq 1 "$batches"); do
   # The same file again: stored again only because it is asked for.
   append="$(measure "$bin/cqldb" index -q --allow-duplicates --db "$db" "$pgn")"
+  # SCALE_OPTIMIZE=0 leaves the segments as the appends wrote them.
+  optimize="-"
+  if [ "${SCALE_OPTIMIZE:-1}" != 0 ]; then
+    optimize="$(measure "$bin/cqldb" optimize -q --db "$db")"
+  fi
   info="$(measure "$bin/cqldb" info --db "$db")"
   segments="$("$bin/cqldb" info --db "$db" | awk '/^segments/ { print $2 }')"
   total="$("$bin/cqldb" info --db "$db" | awk '/^games/ { print $2 }')"
-  printf "%-10s %-8s %-14s %-14s" "$total" "$segments" "$append" "$info"
+  printf "%-10s %-8s %-14s %-14s %-14s" "$total" "$segments" "$append" "$optimize" "$info"
   for q in "${queries[@]}"; do
     printf " %-22s" "$(measure "$bin/cqldb" cql --count --db "$db" -cql "$q")"
   done

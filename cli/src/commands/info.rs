@@ -48,11 +48,7 @@ pub fn render(db: &Database) -> Result<String> {
         detached += seg.stats()?.detached_variations;
     }
     let per = |b: u64| b as f64 / s.positions.max(1) as f64;
-    let games_with_errors = {
-        let mut games: Vec<u64> = db.issues()?.iter().map(|(g, _, _)| *g).collect();
-        games.dedup();
-        games.len()
-    };
+    let games_with_errors: u64 = db.segments().map(|(_, s)| s.games_with_issues()).sum();
     let mainline = db.bitmap_count(BitmapKey::flag(PositionFlags::MAINLINE))?;
     let mut out = String::new();
     use std::fmt::Write;
@@ -69,7 +65,7 @@ pub fn render(db: &Database) -> Result<String> {
         out,
         "errors             {} in {}",
         s.issues,
-        super::count_of(games_with_errors as u64, "game")
+        super::count_of(games_with_errors, "game")
     );
     let _ = writeln!(out, "segments           {}", s.segments);
     let _ = writeln!(

@@ -199,8 +199,9 @@ pub struct Segment {
     file: MappedFile,
     /// Bytes of the rkyv archive at the start of the payload (the rest is the parts' table).
     archive_len: usize,
-    /// The parts' checksums (`None` in a file written before them: checked whole at open).
-    part_crcs: Option<[u32; 5]>,
+    /// The parts' checksums and the file's summary (`None` in a file written before them:
+    /// checked whole at open).
+    table: Option<parts::Table>,
     /// One bit per [`Part`] checked so far (see `parts.rs`).
     checked_parts: AtomicU8,
     /// One bit per bitmap: set once its bytes matched their checksum. A committed segment is
@@ -266,10 +267,8 @@ impl Segment {
         // when read and the rest here (see `digest.rs`).
         let file = MappedFile::open(path, MAGIC, false)?;
         let payload = file.payload();
-        let (part_crcs, archive_len) = match parts::read_table(payload) {
-            Some((crcs, len)) => (Some(crcs), len),
-            None => (None, payload.len()),
-        };
+        let table = parts::read_table(payload);
+        let archive_len = table.map_or(payload.len(), |t| t.archive_len);
         // The number of bitmaps, once the tables are known to be sound: the head alone when
         // the file has part checksums (the game columns are checked when first read).
         let checked = || -> std::result::Result<usize, String> {
@@ -278,9 +277,9 @@ impl Segment {
                 .ok_or_else(|| "bad archive structure".to_owned())?;
             let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(archive)
                 .map_err(|_| "bad archive structure".to_owned())?;
-            match &part_crcs {
-                Some(crcs) => {
-                    if !parts::part_matches(data, Part::Head, crcs) {
+            match &table {
+                Some(t) => {
+                    if !parts::part_matches(data, Part::Head, &t.crcs) {
                         return Err("checksum mismatch (segment tables)".into());
                     }
                     check_lengths(data)?;
@@ -305,7 +304,7 @@ impl Segment {
         let verified_bitmaps = (0..bitmaps.div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect();
-        let checked_parts = match part_crcs {
+        let checked_parts = match table {
             Some(_) => 1 << (Part::Head as u8),
             None => parts::ALL,
         };
@@ -313,7 +312,7 @@ impl Segment {
             path: path.to_owned(),
             file,
             archive_len,
-            part_crcs,
+            table,
             checked_parts: AtomicU8::new(checked_parts),
             verified_bitmaps,
             materials: std::sync::OnceLock::new(),
@@ -379,19 +378,22 @@ impl Segment {
 
     /// Totals.
     pub fn stats(&self) -> Result<SegmentStats> {
-        self.parts(&[Part::Attributes])?;
         let d = self.data();
-        Ok(SegmentStats {
-            games: u64::from(self.games()),
-            positions: self.positions(),
-            variations: d.variations.to_native(),
-            issues: d.issues.len() as u64,
-            detached_variations: d
+        let detached = match &self.table {
+            Some(t) => t.detached,
+            None => d
                 .games
                 .detached_variations
                 .iter()
                 .map(|v| u64::from(v.to_native()))
                 .sum(),
+        };
+        Ok(SegmentStats {
+            games: u64::from(self.games()),
+            positions: self.positions(),
+            variations: d.variations.to_native(),
+            issues: d.issues.len() as u64,
+            detached_variations: detached,
             file_crc: self.recorded_crc(),
         })
     }
@@ -705,6 +707,19 @@ impl Segment {
         decoded.positions.truncate(end);
         decoded.positions.drain(..start);
         Ok(decoded)
+    }
+
+    /// How many games have a recorded problem (from the head: no game column is read).
+    pub fn games_with_issues(&self) -> u64 {
+        let mut games: Vec<u32> = self
+            .data()
+            .issues
+            .iter()
+            .map(|i| i.game.to_native())
+            .collect();
+        games.sort_unstable();
+        games.dedup();
+        games.len() as u64
     }
 
     /// The issues recorded for this segment's games.

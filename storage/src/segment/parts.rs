@@ -9,7 +9,8 @@
 //! before it) is checked whole at open, as before.
 //!
 //! Table layout (little-endian), the payload's last [`TABLE_LEN`] bytes: one CRC per [`Part`]
-//! in order, the archive's length, a CRC-32 of those bytes, and the magic `CQLPART1`.
+//! in order, the number of detached variations (what `info` would otherwise read a whole
+//! column for), the archive's length, a CRC-32 of those bytes, and the magic `CQLPART1`.
 
 use std::sync::atomic::Ordering;
 
@@ -43,7 +44,18 @@ const PARTS: [Part; 5] = [
 ];
 
 /// Bytes of the table.
-pub const TABLE_LEN: usize = PARTS.len() * 4 + 8 + 4 + 8;
+pub const TABLE_LEN: usize = PARTS.len() * 4 + 8 + 8 + 4 + 8;
+
+/// What a segment's table records.
+#[derive(Copy, Clone, Debug)]
+pub struct Table {
+    /// One checksum per part.
+    pub crcs: [u32; PARTS.len()],
+    /// Variations kept in the text but not in the tree, over all games.
+    pub detached: u64,
+    /// Bytes of the archive before the table.
+    pub archive_len: usize,
+}
 
 impl Part {
     fn bit(self) -> u8 {
@@ -145,35 +157,43 @@ pub fn table(data: &SegmentData, archive_len: u64) -> [u8; TABLE_LEN] {
         out[i * 4..i * 4 + 4].copy_from_slice(&digest_part!(data, *part).to_le_bytes());
     }
     let at = PARTS.len() * 4;
-    out[at..at + 8].copy_from_slice(&archive_len.to_le_bytes());
-    let crc = crc32fast::hash(&out[..at + 8]);
-    out[at + 8..at + 12].copy_from_slice(&crc.to_le_bytes());
-    out[at + 12..].copy_from_slice(MAGIC);
+    let detached: u64 = data
+        .games
+        .detached_variations
+        .iter()
+        .map(|&v| u64::from(v))
+        .sum();
+    out[at..at + 8].copy_from_slice(&detached.to_le_bytes());
+    out[at + 8..at + 16].copy_from_slice(&archive_len.to_le_bytes());
+    let crc = crc32fast::hash(&out[..at + 16]);
+    out[at + 16..at + 20].copy_from_slice(&crc.to_le_bytes());
+    out[at + 20..].copy_from_slice(MAGIC);
     out
 }
 
-/// The checksums a payload's table records, and the archive's length; `None` for a payload
-/// without a (sound) table.
-pub fn read_table(payload: &[u8]) -> Option<([u32; PARTS.len()], usize)> {
+/// The table at the end of a payload; `None` for a payload without a (sound) one.
+pub fn read_table(payload: &[u8]) -> Option<Table> {
     let start = payload.len().checked_sub(TABLE_LEN)?;
     let t = &payload[start..];
     if &t[TABLE_LEN - 8..] != MAGIC {
         return None;
     }
     let at = PARTS.len() * 4;
-    let crc = u32::from_le_bytes(t[at + 8..at + 12].try_into().ok()?);
-    if crc32fast::hash(&t[..at + 8]) != crc {
-        return None;
-    }
-    let len = u64::from_le_bytes(t[at..at + 8].try_into().ok()?);
-    if len != start as u64 {
+    let u64_at =
+        |i: usize| -> Option<u64> { Some(u64::from_le_bytes(t[i..i + 8].try_into().ok()?)) };
+    let crc = u32::from_le_bytes(t[at + 16..at + 20].try_into().ok()?);
+    if crc32fast::hash(&t[..at + 16]) != crc || u64_at(at + 8)? != start as u64 {
         return None;
     }
     let mut crcs = [0u32; PARTS.len()];
     for (i, c) in crcs.iter_mut().enumerate() {
         *c = u32::from_le_bytes(t[i * 4..i * 4 + 4].try_into().ok()?);
     }
-    Some((crcs, start))
+    Some(Table {
+        crcs,
+        detached: u64_at(at)?,
+        archive_len: start,
+    })
 }
 
 /// Whether the archive's part matches its recorded checksum.
@@ -197,10 +217,10 @@ impl Segment {
                 self.parts(&[Part::Starts])?;
             }
             let d = self.data();
-            let Some(crcs) = &self.part_crcs else {
+            let Some(table) = &self.table else {
                 return Err(self.corrupt("part checksums missing"));
             };
-            if !part_matches(d, part, crcs) {
+            if !part_matches(d, part, &table.crcs) {
                 return Err(self.corrupt(&format!("checksum mismatch (segment {part:?})")));
             }
             super::check_part(d, part).map_err(|e| self.corrupt(&e))?;
