@@ -13,9 +13,14 @@ batches="${2:-10}"
 work="${3:-./scale-work}"
 cd "$(dirname "$0")/../.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME:-/tmp}/.cache/cqldb-ci-target}"
-cargo build --release --locked -q --bin cqldb
-cargo build --release --locked -q -p cqldb-bench-data --bin synth-pgn
-bin="$CARGO_TARGET_DIR/release"
+# SCALE_BIN=DIR takes cqldb and synth-pgn from DIR (a build kept aside) instead of building.
+if [ -n "${SCALE_BIN:-}" ]; then
+  bin="$SCALE_BIN"
+else
+  cargo build --release --locked -q --bin cqldb
+  cargo build --release --locked -q -p cqldb-bench-data --bin synth-pgn
+  bin="$CARGO_TARGET_DIR/release"
+fi
 mkdir -p "$work"
 pgn="$work/batch-$games.pgn"
 [ -s "$pgn" ] || "$bin/synth-pgn" --games "$games" --seed 7 > "$pgn"

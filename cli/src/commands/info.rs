@@ -21,6 +21,8 @@ pub fn render(db: &Database) -> Result<String> {
     // Bitmap bytes by kind: pieces on squares, flags, materials, moves reached, moves leaving,
     // games, repeated boards, the board index.
     let mut kinds = [0u64; 8];
+    // Keys by the same kinds: what opening a segment reads and checks per bitmap.
+    let mut keys = [0u64; 8];
     for (_, seg) in db.segments() {
         for (key, bytes) in seg.bitmap_keys() {
             let kind = match key {
@@ -41,6 +43,7 @@ pub fn render(db: &Database) -> Result<String> {
                 BitmapKey::BoardIndex(_) => 7,
             };
             kinds[kind] += bytes as u64;
+            keys[kind] += 1;
         }
         for (a, b) in breakdown.iter_mut().zip(seg.size_breakdown()) {
             *a += b;
@@ -96,6 +99,18 @@ pub fn render(db: &Database) -> Result<String> {
         per(kinds[5]),
         per(kinds[6]),
         per(kinds[7]),
+    );
+    let _ = writeln!(
+        out,
+        "  bitmap keys: {} (pieces {}, flags {}, material {}, moves {}, games {}, boards {}, board index {})",
+        keys.iter().sum::<u64>(),
+        keys[0],
+        keys[1],
+        keys[2],
+        keys[3] + keys[4],
+        keys[5],
+        keys[6],
+        keys[7],
     );
     Ok(out)
 }
