@@ -121,23 +121,39 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
         w.add(local, &scan_tags(&seg.game_text(local)?))?;
     }
     let values = w.finish()?;
+    // Every bitmap the segment has for a value must be the games the text gives it; a value
+    // without one must be of one game (its document keeps it; older segments have a bitmap
+    // for those too).
     let indexed = seg
+        .bitmap_keys()
+        .iter()
+        .filter(|(k, _)| matches!(k, BitmapKey::TagValue(v) if (*v as usize) < values.len()))
+        .count();
+    let with_bitmap = values
+        .iter()
+        .filter(|g| !cqldb_storage::tags::inlined(g))
+        .count();
+    let all_keys = seg
         .bitmap_keys()
         .iter()
         .filter(|(k, _)| matches!(k, BitmapKey::TagValue(_)))
         .count();
-    if indexed != values.len() {
+    if all_keys != indexed || indexed < with_bitmap {
         let _ = std::fs::remove_dir_all(&fresh);
         return Err(StorageError::Corrupt {
             path: tags.to_owned(),
             reason: format!(
-                "the games' text gives {} tag values, the segment indexes {indexed}; not replaced",
+                "the games' text gives {} tag values ({with_bitmap} of several games), the segment indexes {all_keys}; not replaced",
                 values.len()
             ),
         });
     }
     for (v, games) in values.iter().enumerate() {
-        let want = seg.bitmap(BitmapKey::TagValue(v as u32))?;
+        let key = BitmapKey::TagValue(v as u32);
+        if !seg.has_bitmap(key) && cqldb_storage::tags::inlined(games) {
+            continue;
+        }
+        let want = seg.bitmap(key)?;
         let got = RoaringBitmap::from_sorted_iter(games.iter().copied()).unwrap_or_default();
         if want != got {
             let _ = std::fs::remove_dir_all(&fresh);

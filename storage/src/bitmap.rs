@@ -105,6 +105,10 @@ impl BitmapBuilder {
     /// Adds the games of each tag value (index = value number, games ascending).
     pub fn add_tag_values(&mut self, values: &[Vec<u32>]) {
         for (id, games) in values.iter().enumerate() {
+            // A value of one game keeps it in its tag index document instead (`tags/`).
+            if crate::tags::inlined(games) {
+                continue;
+            }
             let runs = self
                 .other
                 .entry(BitmapKey::TagValue(id as u32).to_u64())

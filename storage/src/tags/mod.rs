@@ -36,6 +36,17 @@ use dir::ReadOnlyDir;
 pub use dir::{dir_digest, match_permissions};
 use query::{Eval, games_of_values};
 
+/// A value document's `value` field with this bit set holds its one game (the low 32 bits)
+/// instead of a value number: most values of a large collection (a game's `Site` URL, its
+/// exact date and round) belong to one game, and a bitmap each made half of all the keys a
+/// segment holds, which every opening reads.
+pub const INLINE_GAME: u64 = 1 << 32;
+
+/// Whether a value held by `games` keeps them in its document rather than in a bitmap.
+pub fn inlined(games: &[u32]) -> bool {
+    games.len() == 1
+}
+
 /// How deep parentheses may nest in a tag query.
 pub const MAX_NESTING: usize = 200;
 
@@ -229,10 +240,10 @@ impl TagWriter {
             let id = match self.ids.get(self.key.as_str()) {
                 Some(&id) => id,
                 None => {
+                    // Its document is written at `finish`, once its games are known.
                     let id = self.games.len() as u32;
                     self.ids.insert(self.key.as_str().into(), id);
                     self.games.push(Vec::new());
-                    self.index_value(id, name, value)?;
                     id
                 }
             };
@@ -244,10 +255,13 @@ impl TagWriter {
         Ok(())
     }
 
-    fn index_value(&mut self, id: u32, name: &str, value: &str) -> Result<()> {
+    /// Writes the document of the value `key` (`name \0 value`): `value` is its number, or
+    /// its one game with [`INLINE_GAME`].
+    fn index_value(&mut self, value_field: u64, key: &str) -> Result<()> {
+        let (name, value) = key.split_once('\0').unwrap_or((key, ""));
         let mut doc = TantivyDocument::new();
-        doc.add_u64(self.fields.value, u64::from(id));
-        doc.add_text(self.fields.raw, &self.key);
+        doc.add_u64(self.fields.value, value_field);
+        doc.add_text(self.fields.raw, key);
         let longest = value
             .split(|c: char| !c.is_alphanumeric())
             .map(str::len)
@@ -272,6 +286,20 @@ impl TagWriter {
     /// Commits and waits for merges (the directory is then complete on disk) and returns, for
     /// each value number, the games that carry it, for the segment's bitmaps.
     pub fn finish(mut self) -> Result<Vec<Vec<u32>>> {
+        // In value-number order, as they were first seen.
+        let mut keys: Vec<(u32, Box<str>)> = std::mem::take(&mut self.ids)
+            .into_iter()
+            .map(|(k, id)| (id, k))
+            .collect();
+        keys.sort_unstable_by_key(|(id, _)| *id);
+        for (id, key) in &keys {
+            let games = &self.games[*id as usize];
+            let field = match games.as_slice() {
+                [game] if inlined(games) => INLINE_GAME | u64::from(*game),
+                _ => u64::from(*id),
+            };
+            self.index_value(field, key)?;
+        }
         self.writer.commit()?;
         let index = self.writer.index().clone();
         self.writer.wait_merging_threads()?;

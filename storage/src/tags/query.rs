@@ -31,8 +31,12 @@ pub(super) fn games_of_values(
             .segment_reader(addr.segment_ord)
             .fast_fields()
             .u64("value")?;
-        if let Some(v) = column.first(addr.doc_id) {
-            games |= games_of(v as u32)?;
+        match column.first(addr.doc_id) {
+            Some(v) if v & super::INLINE_GAME != 0 => {
+                games.insert((v & u64::from(u32::MAX)) as u32);
+            }
+            Some(v) => games |= games_of(v as u32)?,
+            None => {}
         }
     }
     Ok(games)
