@@ -764,8 +764,7 @@ impl Database {
         let mut out = Vec::new();
         for (e, segment) in self.entries.iter().zip(&self.segments) {
             let reader = self.tag_reader(e)?;
-            // Checked once here: the per-game reads of the search then cannot fail.
-            segment.game_meta(0)?;
+            segment.check_attributes()?;
             let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
             let mut all = RoaringBitmap::new();
             all.insert_range(0..e.games as u32);

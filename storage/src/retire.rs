@@ -84,16 +84,19 @@ pub fn record(dir: &Path, ids: &[u64]) -> Result<()> {
 /// Makes [`READERS_LOCK`] (a writer's first step); returns whether it was there already
 /// (else readers opened before it hold nothing, and this writer must remove nothing).
 pub fn make_lock(dir: &Path) -> Result<bool> {
+    let existed = dir.join(READERS_LOCK).exists();
+    lock_file(dir)?;
+    Ok(existed)
+}
+
+/// [`READERS_LOCK`], opened for a writer (made if missing).
+fn lock_file(dir: &Path) -> Result<std::fs::File> {
     let path = dir.join(READERS_LOCK);
-    if path.exists() {
-        return Ok(true);
-    }
     std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map(|_| false)
         .map_err(StorageError::io(&path))
 }
 
@@ -110,19 +113,13 @@ pub fn sweep(dir: &Path, committed: &[SegmentEntry], may_remove: bool) -> Result
         .into_iter()
         .filter(|&id| !committed.iter().any(|e| e.id == id))
         .collect();
-    let path = dir.join(READERS_LOCK);
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(StorageError::io(&path))?;
-    let mut removed = 0;
-    let mut waiting = Vec::new();
     if !may_remove {
         rewrite(dir, &gone)?;
         return Ok(0);
     }
+    let lock = lock_file(dir)?;
+    let mut removed = 0;
+    let mut waiting = Vec::new();
     match lock.try_lock() {
         Ok(()) => {
             for id in gone {
@@ -134,7 +131,9 @@ pub fn sweep(dir: &Path, committed: &[SegmentEntry], may_remove: bool) -> Result
         }
         // A reader has the database open: it may use them.
         Err(std::fs::TryLockError::WouldBlock) => waiting = gone,
-        Err(std::fs::TryLockError::Error(e)) => return Err(StorageError::io(&path)(e)),
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(StorageError::io(dir.join(READERS_LOCK))(e));
+        }
     }
     drop(lock);
     rewrite(dir, &waiting)?;

@@ -178,9 +178,8 @@ impl SegmentGames {
             Some(t.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
         };
         let starts = seg.game_starts()?;
-        // Checked once here: the per-game reads below then cannot fail.
-        seg.game_meta(0)?;
-        seg.game_source(0)?;
+        // Checked here: the per-game reads below then cannot fail.
+        seg.check_attributes()?;
         let positions = |g: u32| -> i64 {
             let i = g as usize;
             match (starts.get(i), starts.get(i + 1)) {

@@ -20,9 +20,6 @@ use crate::file::MappedFile;
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
 
 mod bitmaps;
-mod parts;
-
-use parts::Part;
 
 const MAGIC: &[u8; 8] = b"CQLDBSEG";
 
@@ -115,32 +112,13 @@ struct SegmentData {
     meta_crc: u32,
 }
 
-/// Feeds a segment's non-blob parts to a digest, in one order for the writer's data and the
-/// reader's archive (`$d` is either).
-macro_rules! digest_meta {
-    ($d:expr) => {{
+/// Feeds the tables of blocks, text chunks and bitmaps, the problems, the variation count and
+/// the blobs' checksums to digest `$h`: the part of a segment's tables both digests share (the
+/// whole-table one below and the head's in `parts.rs`), in one order.
+macro_rules! digest_tables {
+    ($h:expr, $d:expr) => {{
+        let h = &mut $h;
         let d = $d;
-        let mut h = Digest::new();
-        h.value(d.files.len() as u64);
-        for f in d.files.iter() {
-            h.column(f.as_bytes());
-        }
-        let g = &d.games;
-        h.column(&g.pos_start.le_bytes());
-        h.column(&g.block.le_bytes());
-        h.column(&g.text_chunk.le_bytes());
-        h.column(&g.text_offset.le_bytes());
-        h.column(&g.text_len.le_bytes());
-        h.column(&g.file.le_bytes());
-        h.column(&g.line.le_bytes());
-        h.column(&g.byte_offset.le_bytes());
-        h.column(&g.result);
-        h.column(&g.year.le_bytes());
-        h.column(&g.eco.le_bytes());
-        h.column(&g.white_elo.le_bytes());
-        h.column(&g.black_elo.le_bytes());
-        h.column(&g.issues.le_bytes());
-        h.column(&g.detached_variations.le_bytes());
         h.value(d.blocks.len() as u64);
         for b in d.blocks.iter() {
             for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
@@ -169,12 +147,44 @@ macro_rules! digest_meta {
         h.column(&d.block_crcs.le_bytes());
         h.column(&d.text_crcs.le_bytes());
         h.column(&d.bitmap_crcs.le_bytes());
+    }};
+}
+
+/// Feeds a segment's non-blob parts to a digest, in one order for the writer's data and the
+/// reader's archive (`$d` is either).
+macro_rules! digest_meta {
+    ($d:expr) => {{
+        let d = $d;
+        let mut h = Digest::new();
+        h.value(d.files.len() as u64);
+        for f in d.files.iter() {
+            h.column(f.as_bytes());
+        }
+        let g = &d.games;
+        h.column(&g.pos_start.le_bytes());
+        h.column(&g.block.le_bytes());
+        h.column(&g.text_chunk.le_bytes());
+        h.column(&g.text_offset.le_bytes());
+        h.column(&g.text_len.le_bytes());
+        h.column(&g.file.le_bytes());
+        h.column(&g.line.le_bytes());
+        h.column(&g.byte_offset.le_bytes());
+        h.column(&g.result);
+        h.column(&g.year.le_bytes());
+        h.column(&g.eco.le_bytes());
+        h.column(&g.white_elo.le_bytes());
+        h.column(&g.black_elo.le_bytes());
+        h.column(&g.issues.le_bytes());
+        h.column(&g.detached_variations.le_bytes());
+        digest_tables!(h, d);
         h.finish()
     }};
 }
 
 mod builder;
+mod parts;
 pub use builder::SegmentBuilder;
+use parts::Part;
 
 /// Totals of a segment.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -449,6 +459,13 @@ impl Segment {
     /// indexes them.
     pub fn source_files(&self) -> Vec<&str> {
         self.data().files.iter().map(|f| f.as_str()).collect()
+    }
+
+    /// Checks the games' attribute columns now (once per open segment), so that a reader of
+    /// every game's attributes through an infallible callback (tag search, SQL columns) meets
+    /// any damage here, as an error, rather than as a missing value.
+    pub fn check_attributes(&self) -> Result<()> {
+        self.parts(&[Part::Attributes])
     }
 
     /// A game's indexed attributes (result, year, ECO, Elos).

@@ -97,34 +97,7 @@ macro_rules! digest_part {
                 }
                 // The number of positions: read at open, without the whole column.
                 h.value(g.pos_start.last().map_or(0, |p| Native::native(*p)));
-                h.value(d.blocks.len() as u64);
-                for b in d.blocks.iter() {
-                    for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
-                        h.value(Native::native(v));
-                    }
-                    h.value(b.data.len() as u64);
-                }
-                h.value(d.text_chunks.len() as u64);
-                for c in d.text_chunks.iter() {
-                    h.value(c.len() as u64);
-                }
-                h.column(&d.bitmap_keys.le_bytes());
-                h.value(d.bitmap_blobs.len() as u64);
-                for b in d.bitmap_blobs.iter() {
-                    h.value(b.len() as u64);
-                }
-                h.value(d.issues.len() as u64);
-                for is in d.issues.iter() {
-                    for v in [is.game, is.line, is.column] {
-                        h.value(Native::native(v));
-                    }
-                    h.column(is.kind.as_bytes());
-                    h.column(is.message.as_bytes());
-                }
-                h.value(Native::native(d.variations));
-                h.column(&d.block_crcs.le_bytes());
-                h.column(&d.text_crcs.le_bytes());
-                h.column(&d.bitmap_crcs.le_bytes());
+                digest_tables!(h, d);
             }
             Part::Starts => h.column(&g.pos_start.le_bytes()),
             Part::Blocks => h.column(&g.block.le_bytes()),
