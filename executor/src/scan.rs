@@ -123,13 +123,13 @@ impl<'a> SegmentScan<'a> {
                 Found::set(self.union(&keys)?)
             }
             Scan::Material(tests) => {
-                let keys = self.passing_materials(tests).to_vec();
+                let keys = self.passing_materials(tests)?.to_vec();
                 Found::set(self.union(&keys)?)
             }
             Scan::GameNumbers(lo, hi) => Found::games(self.game_numbers(*lo, *hi)),
             Scan::GameResult(r) => {
                 let key = BitmapKey::ResultTag(GameResult::from_pgn(r));
-                if self.seg.has_bitmap(key) {
+                if self.seg.has_bitmap(key)? {
                     Found::games(self.seg.bitmap(key)?)
                 } else {
                     // A segment from before the Result tag's bitmaps: its games are all read.
@@ -137,7 +137,7 @@ impl<'a> SegmentScan<'a> {
                     Found::ALL
                 }
             }
-            Scan::GameRange { attr, lo, hi } => match self.value_keys(*attr, *lo, *hi) {
+            Scan::GameRange { attr, lo, hi } => match self.value_keys(*attr, *lo, *hi)? {
                 Some(keys) => Found::games(
                     keys.iter()
                         .map(|&k| self.seg.bitmap(k))
@@ -265,14 +265,14 @@ impl<'a> SegmentScan<'a> {
             // `and not` one stored bitmap: its members are cleared from a dense running set,
             // with no complement made (`mainline and not check`).
             if let (Some(Positions::Dense(d)), Scan::Not(inner)) = (&mut acc.positions, &xs[i])
-                && let Some(key) = self.single_key(inner)
+                && let Some(key) = self.single_key(inner)?
             {
                 let t = Instant::now();
                 self.seg.bitmap_and_not_dense(key, d)?;
                 self.record(stats, at, &acc, t);
                 continue;
             }
-            if let Some(key) = self.single_key(&xs[i]) {
+            if let Some(key) = self.single_key(&xs[i])? {
                 let t = Instant::now();
                 match &mut acc.positions {
                     // A dense set is intersected word by word from the stored bytes; once few
@@ -348,8 +348,10 @@ impl<'a> SegmentScan<'a> {
                 Some(games.saturating_mul(self.positions_per_game()))
             }
             Scan::GameRange { attr, lo, hi } => {
+                // An estimate: what cannot be read is reported when the scan is.
                 let games: u64 = self
-                    .value_keys(*attr, *lo, *hi)?
+                    .value_keys(*attr, *lo, *hi)
+                    .ok()??
                     .iter()
                     .map(|&k| self.seg.bitmap_len(k))
                     .sum();
@@ -381,6 +383,7 @@ impl<'a> SegmentScan<'a> {
                 let seg = self.seg;
                 Some(
                     self.passing_materials(tests)
+                        .ok()?
                         .iter()
                         .map(|&k| seg.bitmap_len(k))
                         .sum(),
@@ -403,23 +406,26 @@ impl<'a> SegmentScan<'a> {
             // A placement's own bitmap, if the segment keeps one (else its input tells).
             Scan::Board { .. } => self
                 .single_key(scan)
+                .ok()?
                 .map(|key| StoredSize::Positions(self.seg.bitmap_len(key))),
             Scan::GameNumbers(lo, hi) => Some(StoredSize::Games(self.game_numbers(*lo, *hi).len())),
             Scan::GameResult(r) => {
                 let key = BitmapKey::ResultTag(GameResult::from_pgn(r));
                 self.seg
                     .has_bitmap(key)
+                    .ok()?
                     .then(|| StoredSize::Games(self.seg.bitmap_len(key)))
             }
             Scan::GameRange { attr, lo, hi } => {
-                let keys = self.value_keys(*attr, *lo, *hi)?;
+                let keys = self.value_keys(*attr, *lo, *hi).ok()??;
                 Some(StoredSize::Games(
                     keys.iter().map(|&k| self.seg.bitmap_len(k)).sum(),
                 ))
             }
             Scan::Moves { of, traits } => {
                 let len: u64 = self
-                    .move_keys(*of, *traits)?
+                    .move_keys(*of, *traits)
+                    .ok()??
                     .map(|k| self.seg.bitmap_len(k))
                     .sum();
                 Some(StoredSize::Positions(len.min(universe)))
@@ -452,7 +458,12 @@ impl<'a> SegmentScan<'a> {
     /// `None` where they are not the whole answer: a segment with games whose value lies
     /// outside 0..=65535 (no bitmap holds them), or one written before the bitmaps held the
     /// values a query reads.
-    fn value_keys(&self, attr: GameAttr, lo: u16, hi: u16) -> Option<Vec<BitmapKey>> {
+    fn value_keys(
+        &self,
+        attr: GameAttr,
+        lo: u16,
+        hi: u16,
+    ) -> cqldb_storage::Result<Option<Vec<BitmapKey>>> {
         let band = attr.band();
         let (outside, first, last) = match attr {
             GameAttr::Year => (
@@ -471,41 +482,41 @@ impl<'a> SegmentScan<'a> {
         };
         // The marker is written empty where no value lies outside: its presence says the
         // segment's bitmaps hold the values queries read.
-        if !self.seg.has_bitmap(outside) || self.seg.bitmap_len(outside) > 0 {
-            return None;
+        if !self.seg.has_bitmap(outside)? || self.seg.bitmap_len(outside) > 0 {
+            return Ok(None);
         }
-        Some(if lo <= hi {
-            self.seg.keys_between(first, last)
+        Ok(Some(if lo <= hi {
+            self.seg.keys_between(first, last)?
         } else {
             Vec::new()
-        })
+        }))
     }
 
     /// The one stored bitmap `scan` is, if it is one (an exact material is one signature's).
-    fn single_key(&mut self, scan: &Scan) -> Option<BitmapKey> {
-        match scan {
+    fn single_key(&mut self, scan: &Scan) -> cqldb_storage::Result<Option<BitmapKey>> {
+        Ok(match scan {
             Scan::Flag(f) => Some(BitmapKey::flag(flag(*f))),
             Scan::Pieces { pieces, squares }
                 if pieces.count_ones() == 1 && squares.count_ones() == 1 =>
             {
                 piece_keys(*pieces, *squares).next()
             }
-            Scan::Material(tests) => match self.passing_materials(tests) {
+            Scan::Material(tests) => match self.passing_materials(tests)? {
                 &[key] => Some(key),
                 _ => None,
             },
             Scan::Board { placement, .. } => {
                 let key = BitmapKey::board(&Bitboards::from_pieces(placement));
-                self.seg.has_bitmap(key).then_some(key)
+                self.seg.has_bitmap(key)?.then_some(key)
             }
             _ => None,
-        }
+        })
     }
 
     /// Where the positions of a placement are to be found in this segment.
     fn board(&self, placement: &[u64; 12]) -> cqldb_storage::Result<Board> {
         let key = BitmapKey::board(&Bitboards::from_pieces(placement));
-        if self.seg.has_bitmap(key) {
+        if self.seg.has_bitmap(key)? {
             return Ok(Board::Bitmap(key));
         }
         Ok(match self.seg.board_candidates(key)? {
@@ -581,25 +592,25 @@ impl<'a> SegmentScan<'a> {
         &self,
         of: MoveOf,
         traits: MoveTraits,
-    ) -> Option<impl Iterator<Item = BitmapKey> + use<>> {
+    ) -> cqldb_storage::Result<Option<impl Iterator<Item = BitmapKey> + use<>>> {
         let indexed = of == MoveOf::Leaving || traits.0 & !MoveFeature::REACHED_KEPT == 0;
-        if !indexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER) {
-            return None;
+        if !indexed || !self.seg.has_bitmap(BitmapKey::MOVES_MARKER)? {
+            return Ok(None);
         }
         let side = match of {
             MoveOf::Leaving => MoveSide::Leaving,
             MoveOf::Reached | MoveOf::MainLineNext => MoveSide::Reached,
         };
-        Some(
+        Ok(Some(
             (0..MoveFeature::COUNT)
                 .filter(move |&b| traits.0 >> b & 1 == 1)
                 .filter_map(MoveFeature::from_bit)
                 .map(move |f| BitmapKey::move_feature(side, f)),
-        )
+        ))
     }
 
     fn moves(&mut self, of: MoveOf, traits: MoveTraits) -> cqldb_storage::Result<RoaringBitmap> {
-        let Some(keys) = self.move_keys(of, traits) else {
+        let Some(keys) = self.move_keys(of, traits)? else {
             // Every position: sound for the upper bounds the planner makes of an unindexed
             // reaching move; a segment without move bitmaps, or a main-line move (the planner
             // uses those exactly), has no bound here at all and is evaluated whole.
@@ -626,7 +637,7 @@ impl<'a> SegmentScan<'a> {
     }
 
     /// The bitmaps of the segment's material signatures that pass `tests`.
-    fn passing_materials(&mut self, tests: &[MaterialTest]) -> &[BitmapKey] {
+    fn passing_materials(&mut self, tests: &[MaterialTest]) -> cqldb_storage::Result<&[BitmapKey]> {
         let at = match self.passing.iter().position(|(t, _)| t == tests) {
             Some(at) => at,
             None => {
@@ -634,26 +645,27 @@ impl<'a> SegmentScan<'a> {
                     Some(sig) => {
                         let key = BitmapKey::Material(sig);
                         self.seg
-                            .has_bitmap(key)
+                            .has_bitmap(key)?
                             .then_some(key)
                             .into_iter()
                             .collect()
                     }
-                    None => self.tested_materials(tests),
+                    None => self.tested_materials(tests)?,
                 };
                 self.passing.push((tests.to_vec(), keys));
                 self.passing.len() - 1
             }
         };
-        &self.passing[at].1
+        Ok(&self.passing[at].1)
     }
 
     /// The bitmaps of the segment's material signatures that pass `tests`, each signature
     /// tested.
-    fn tested_materials(&self, tests: &[MaterialTest]) -> Vec<BitmapKey> {
+    fn tested_materials(&self, tests: &[MaterialTest]) -> cqldb_storage::Result<Vec<BitmapKey>> {
         let counted: Vec<(u64, i64)> = tests.iter().map(|t| counted(t.pieces)).collect();
-        self.seg
-            .materials()
+        Ok(self
+            .seg
+            .materials()?
             .iter()
             .filter(|&&sig| {
                 tests
@@ -662,7 +674,7 @@ impl<'a> SegmentScan<'a> {
                     .all(|(t, &(mask, kings))| t.holds(i64::from(sig.total(mask)) + kings))
             })
             .map(|&sig| BitmapKey::Material(sig))
-            .collect()
+            .collect())
     }
 }
 

@@ -124,8 +124,8 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
     // Every bitmap the segment has for a value must be the games the text gives it; a value
     // without one must be of one game (its document keeps it; older segments have a bitmap
     // for those too).
-    let indexed = seg
-        .bitmap_keys()
+    let keys = seg.bitmap_keys()?;
+    let indexed = keys
         .iter()
         .filter(|(k, _)| matches!(k, BitmapKey::TagValue(v) if (*v as usize) < values.len()))
         .count();
@@ -133,8 +133,7 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
         .iter()
         .filter(|g| !cqldb_storage::tags::inlined(g))
         .count();
-    let all_keys = seg
-        .bitmap_keys()
+    let all_keys = keys
         .iter()
         .filter(|(k, _)| matches!(k, BitmapKey::TagValue(_)))
         .count();
@@ -150,7 +149,7 @@ fn rebuild_tags(seg: &Segment, seg_path: &Path, tags: &Path) -> Result<u32> {
     }
     for (v, games) in values.iter().enumerate() {
         let key = BitmapKey::TagValue(v as u32);
-        if !seg.has_bitmap(key) && cqldb_storage::tags::inlined(games) {
+        if !seg.has_bitmap(key)? && cqldb_storage::tags::inlined(games) {
             continue;
         }
         let want = seg.bitmap(key)?;

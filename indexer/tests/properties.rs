@@ -190,6 +190,7 @@ proptest! {
             }
             let stored: Vec<u64> = seg
                 .bitmap_keys()
+                .unwrap()
                 .into_iter()
                 .filter(|(k, _)| !k.is_game_key() && !matches!(k, BitmapKey::BoardIndex(_)))
                 .map(|(k, _)| k.to_u64())

@@ -5,6 +5,41 @@ use shakmaty::{Color, Role, Square};
 use crate::move_features::{MoveFeature, MoveSide};
 use crate::schema::{Bitboards, GameResult, MaterialSignature, PositionFlags};
 
+/// The groups of bitmaps a segment's size is reported by.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// Pieces on squares.
+    Pieces,
+    /// Position flags.
+    Flags,
+    /// Material signatures.
+    Material,
+    /// Features of the move that reached a position.
+    LastMove,
+    /// Features of the moves leaving a position.
+    NextMoves,
+    /// Sets of games (results, years, ECO, ratings, tag values).
+    Games,
+    /// Repeated placements.
+    Boards,
+    /// The board index's parts.
+    BoardIndex,
+}
+
+impl KeyKind {
+    /// Every kind, in report order.
+    pub const ALL: [Self; 8] = [
+        Self::Pieces,
+        Self::Flags,
+        Self::Material,
+        Self::LastMove,
+        Self::NextMoves,
+        Self::Games,
+        Self::Boards,
+        Self::BoardIndex,
+    ];
+}
+
 /// The name of one bitmap.
 ///
 /// ```
@@ -99,6 +134,27 @@ impl BitmapKey {
     /// The flag bitmap key of one flag.
     pub fn flag(flag: PositionFlags) -> Self {
         Self::Flag(flag.0.trailing_zeros() as u8)
+    }
+
+    /// Which group of bitmaps it belongs to, for reports of what each costs.
+    pub fn kind(self) -> KeyKind {
+        match self {
+            Self::Piece(..) => KeyKind::Pieces,
+            Self::Flag(_) => KeyKind::Flags,
+            Self::Material(_) => KeyKind::Material,
+            Self::Move(b) if b < 32 => KeyKind::LastMove,
+            Self::Move(_) => KeyKind::NextMoves,
+            Self::Result(_)
+            | Self::ResultTag(_)
+            | Self::Year(_)
+            | Self::YearOutside
+            | Self::Eco(_)
+            | Self::EloBand(..)
+            | Self::EloOutside(_)
+            | Self::TagValue(_) => KeyKind::Games,
+            Self::Board(_) => KeyKind::Boards,
+            Self::BoardIndex(_) => KeyKind::BoardIndex,
+        }
     }
 
     /// A sortable 64-bit encoding: kind in the top byte.

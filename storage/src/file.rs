@@ -151,6 +151,7 @@ fn write_into(
     f.seek(SeekFrom::Start(0)).map_err(StorageError::io(path))?;
     f.write_all(&header).map_err(StorageError::io(path))?;
     f.sync_all().map_err(StorageError::io(path))?;
+    crate::mapped::release_written(&f);
     Ok(crc)
 }
 
@@ -221,6 +222,11 @@ impl MappedFile {
             return None;
         }
         r[4..28].try_into().ok()
+    }
+
+    /// Asks for `bytes`, a part of the file about to be read whole, to be read ahead.
+    pub fn will_need(&self, bytes: &[u8]) {
+        self.map.will_need(bytes);
     }
 
     /// Whether the file shrank under its map (see `mapped.rs`): what was read from it since

@@ -58,6 +58,7 @@ pub use suggest::did_you_mean;
 
 pub use batch::{BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, TEXT_GAMES, encode_batch};
 pub use bitmap::BitmapKey;
+pub use bitmap_key::KeyKind;
 pub use catalog::SegmentEntry;
 pub use columns::DecodedBlock;
 pub use db::{CommitSummary, Database, DbStats, DbWriter, WriterOptions};
@@ -66,4 +67,6 @@ pub use schema::{
     Bitboards, CommentPlacement, CommentRef, GameMeta, GameResult, MaterialSignature, MoveCode,
     MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION, lenient_position,
 };
-pub use segment::{GameInfo, GameRows, GameSource, IssueRecord, NewGame, Segment, SegmentStats};
+pub use segment::{
+    GameInfo, GameRows, GameSource, IssueRecord, NewGame, Segment, SegmentLayout, SegmentStats,
+};

@@ -107,8 +107,32 @@ impl Map {
         // SAFETY: the files mapped here are written once and never modified in place; one that
         // shrinks under the map is caught by the handler above and reported.
         let map = unsafe { Mmap::map(file) }?;
+        // Queries read a few scattered parts of each segment (a header, a directory chunk, a
+        // bitmap): read-around would fault in, and map, far more than they touch. Bulk reads
+        // ask for their range ahead ([`Map::will_need`]).
+        let _ = map.advise(memmap2::Advice::Random);
         let slot = register(map.as_ptr() as usize, map.len(), path);
         Ok(Self { map, slot })
+    }
+
+    /// Asks the kernel to read `bytes` (a part of this map about to be read whole, such as a
+    /// position block) ahead, in one request rather than page by page.
+    pub fn will_need(&self, bytes: &[u8]) {
+        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize) else {
+            return;
+        };
+        if bytes.is_empty() || offset + bytes.len() > self.map.len() {
+            return;
+        }
+        // Advice needs a page-aligned start.
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        let aligned = offset - offset % page.max(1);
+        let _ = self.map.advise_range(
+            memmap2::Advice::WillNeed,
+            aligned,
+            bytes.len() + (offset - aligned),
+        );
     }
 
     /// Whether a page of this map was found missing (its file shrank).
@@ -117,6 +141,23 @@ impl Map {
             .and_then(|s| TABLE.get(s))
             .is_some_and(|s| s.shrunk.load(Ordering::Acquire))
     }
+}
+
+/// Drops a just-written, synced file's pages from the page cache. Written pages sit in the
+/// cache in large blocks, and a reader that maps the file then maps a whole block for each
+/// small part it touches: a count over many segments held hundreds of megabytes of them.
+/// Read back on demand, the pages come in as small as readers ask for them.
+pub fn release_written(file: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: advice on an open descriptor; no memory is passed.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
 }
 
 impl Deref for Map {

@@ -5,6 +5,9 @@
 //! outside the payload the catalog's checksums cover, so readers of the old state are not
 //! disturbed. A segment that cannot be opened (damaged) is left for `check` and `repair`, and
 //! the version stays at 3 until every segment is stamped, so a later writer finishes the work.
+//!
+//! 4 → 5: nothing to rewrite (segments written before read as they are); only new segments
+//! have the new table of parts.
 
 use crate::catalog::{CatalogWriter, SegmentEntry};
 use crate::error::{Result, StorageError};

@@ -12,7 +12,13 @@ use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingSide, Color, Move, Piec
 /// 4: each segment file's header records the segment's id, first game and first position (so
 /// a lost catalog is rebuilt from the segments). A version-3 database reads the same; its
 /// first writer (`index`, `repair`) stamps its segments and moves it to 4 (`migrate.rs`).
-pub const SCHEMA_VERSION: u64 = 4;
+///
+/// 5: new segments end with a version-2 table of parts (`segment/parts.rs`: the bitmap
+/// directory checked by chunks, the segment's layout recorded). Segments of version 4 read as
+/// before, and a version-4 database moves to 5 with its first writer, with no file changed:
+/// the number is there so that an older build refuses the new segments by name instead of
+/// calling them damaged.
+pub const SCHEMA_VERSION: u64 = 5;
 
 /// The oldest layout this build reads (and migrates when it writes).
 pub const OLDEST_READABLE_SCHEMA: u64 = 3;

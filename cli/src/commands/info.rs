@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use cqldb_storage::{BitmapKey, Database, PositionFlags};
+use cqldb_storage::{BitmapKey, Database, PositionFlags, SegmentLayout};
 
 /// Prints the totals of the database in `db`.
 pub fn run(db: &Path) -> Result<ExitCode> {
@@ -16,40 +16,16 @@ pub fn run(db: &Path) -> Result<ExitCode> {
 /// The `info` report as text.
 pub fn render(db: &Database) -> Result<String> {
     let s = db.stats()?;
-    let mut breakdown = [0u64; 4];
+    // What each segment's bytes are spent on, as its table of parts records it (a segment
+    // written before the table did is read whole).
+    let mut layout = SegmentLayout::default();
     let mut detached = 0u64;
-    // Bitmap bytes by kind: pieces on squares, flags, materials, moves reached, moves leaving,
-    // games, repeated boards, the board index.
-    let mut kinds = [0u64; 8];
-    // Keys by the same kinds: what opening a segment reads and checks per bitmap.
-    let mut keys = [0u64; 8];
     for (_, seg) in db.segments() {
-        for (key, bytes) in seg.bitmap_keys() {
-            let kind = match key {
-                BitmapKey::Piece(..) => 0,
-                BitmapKey::Flag(_) => 1,
-                BitmapKey::Material(_) => 2,
-                BitmapKey::Move(b) if b < 32 => 3,
-                BitmapKey::Move(_) => 4,
-                BitmapKey::Result(_)
-                | BitmapKey::ResultTag(_)
-                | BitmapKey::Year(_)
-                | BitmapKey::YearOutside
-                | BitmapKey::Eco(_)
-                | BitmapKey::EloBand(..)
-                | BitmapKey::EloOutside(_)
-                | BitmapKey::TagValue(_) => 5,
-                BitmapKey::Board(_) => 6,
-                BitmapKey::BoardIndex(_) => 7,
-            };
-            kinds[kind] += bytes as u64;
-            keys[kind] += 1;
-        }
-        for (a, b) in breakdown.iter_mut().zip(seg.size_breakdown()) {
-            *a += b;
-        }
+        layout.merge(&seg.layout()?);
         detached += seg.stats()?.detached_variations;
     }
+    let (kinds, keys) = (layout.bitmap_bytes, layout.bitmap_keys);
+    let breakdown = [layout.columns, layout.text, layout.bitmaps];
     let per = |b: u64| b as f64 / s.positions.max(1) as f64;
     let games_with_errors: u64 = db.segments().map(|(_, s)| s.games_with_issues()).sum();
     let mainline = db.bitmap_count(BitmapKey::flag(PositionFlags::MAINLINE))?;

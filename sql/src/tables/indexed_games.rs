@@ -88,11 +88,11 @@ impl SegmentGames {
             need_tree: RoaringBitmap::new(),
             names: names.clone(),
         };
-        let recent = seg.has_bitmap(BitmapKey::ResultTag(GameResult::Unknown))
-            && seg.has_bitmap(BitmapKey::YearOutside)
-            && Color::ALL
-                .iter()
-                .all(|&c| seg.has_bitmap(BitmapKey::EloOutside(c)));
+        let mut recent = seg.has_bitmap(BitmapKey::ResultTag(GameResult::Unknown))?
+            && seg.has_bitmap(BitmapKey::YearOutside)?;
+        for c in Color::ALL {
+            recent = recent && seg.has_bitmap(BitmapKey::EloOutside(c))?;
+        }
         let by_text = asks("result") || asks("year") || asks("white_elo") || asks("black_elo");
         if by_text && !recent {
             out.need_text.insert_range(0..games);
@@ -116,7 +116,7 @@ impl SegmentGames {
         }
         if asks("year") && recent {
             out.year = vec![None; games as usize];
-            for key in seg.keys_between(BitmapKey::Year(0), BitmapKey::Year(u16::MAX)) {
+            for key in seg.keys_between(BitmapKey::Year(0), BitmapKey::Year(u16::MAX))? {
                 let BitmapKey::Year(y) = key else { continue };
                 for g in &seg.bitmap(key)? {
                     if let Some(slot) = out.year.get_mut(g as usize) {
@@ -271,7 +271,7 @@ fn unclear_ratings(seg: &Segment, color: Color) -> Result<RoaringBitmap> {
     let bands = seg.keys_between(
         BitmapKey::EloBand(color, 0),
         BitmapKey::EloBand(color, u16::MAX / ELO_BAND_WIDTH),
-    );
+    )?;
     let mut rated = RoaringBitmap::new();
     for key in bands {
         rated |= seg.bitmap(key)?;

@@ -4,12 +4,14 @@
 //! [`Segment::bitmap_and_not_dense`]), its size from its header, and
 //! which keys the segment has. Each bitmap's checksum is checked on its first read.
 
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use fixedbitset::FixedBitSet;
 use roaring::RoaringBitmap;
 
 use super::Segment;
+use super::view::{self, BlobLen};
 use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
 use crate::board_index::{self, BoardIndexPart};
@@ -28,14 +30,19 @@ impl Segment {
 
     /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one).
     pub fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
-        let d = self.data();
-        let Some(i) = self.bitmap_index(key) else {
+        let Some(i) = self.bitmap_index(key)? else {
             return Ok(None);
         };
-        let blob = d
+        let d = self.data();
+        let header = d
             .bitmap_blobs
             .get(i)
             .ok_or_else(|| self.corrupt("bitmap blob missing"))?;
+        let blob = self.blob(header, "bitmap")?;
+        // A large bitmap is read whole (its checksum, or decoding it): ahead, not page by page.
+        if blob.len() >= 1 << 15 {
+            self.file.will_need(blob);
+        }
         let (word, bit) = (self.verified_bitmaps.get(i / 64), 1u64 << (i % 64));
         if word.is_none_or(|w| w.load(Ordering::Relaxed) & bit == 0) {
             self.check_blob(blob, d.bitmap_crcs.get(i), "bitmap")?;
@@ -43,7 +50,7 @@ impl Segment {
                 w.fetch_or(bit, Ordering::Relaxed);
             }
         }
-        Ok(Some(blob.as_slice()))
+        Ok(Some(blob))
     }
 
     /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
@@ -133,75 +140,107 @@ impl Segment {
 
     /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.
     pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
+        // An estimate: a damaged directory reads as no bitmap here and fails where it is read.
+        let d = self.data();
         self.bitmap_index(key)
-            .and_then(|i| self.data().bitmap_blobs.get(i))
-            .map_or(0, |b| b.len())
+            .ok()
+            .flatten()
+            .and_then(|i| d.bitmap_blobs.get(i))
+            .map_or(0, |b| b.blob_len() as usize)
     }
 
     /// How many positions (or games) `key`'s bitmap holds, from its header (0 without one): a
     /// selectivity estimate, not checked against the bitmap's checksum.
     pub fn bitmap_len(&self, key: BitmapKey) -> u64 {
+        let d = self.data();
         self.bitmap_index(key)
-            .and_then(|i| self.data().bitmap_blobs.get(i))
-            .and_then(|b| crate::bitmap_lookup::serialized_len(b.as_slice()))
+            .ok()
+            .flatten()
+            .and_then(|i| d.bitmap_blobs.get(i))
+            .and_then(|h| view::blob_at(self.archive(), h))
+            .and_then(crate::bitmap_lookup::serialized_len)
             .unwrap_or(0)
     }
 
     /// Where `key`'s bitmap is among the segment's (keys are sorted).
-    fn bitmap_index(&self, key: BitmapKey) -> Option<usize> {
+    fn bitmap_index(&self, key: BitmapKey) -> Result<Option<usize>> {
         let k = key.to_u64();
-        self.data()
-            .bitmap_keys
-            .binary_search_by(|x| x.to_native().cmp(&k))
-            .ok()
+        let range = self.key_range(k, k)?;
+        Ok((!range.is_empty()).then_some(range.start))
+    }
+
+    /// The directory entries whose keys are in `first..=last`, found by two searches and proved
+    /// by the checked directory chunks around them: the keys outside those chunks are not read
+    /// as trusted, so a damaged key elsewhere can only make this fail, never answer wrongly.
+    fn key_range(&self, first: u64, last: u64) -> Result<Range<usize>> {
+        let keys = &self.data().bitmap_keys;
+        let n = keys.len();
+        let from = keys.partition_point(|k| k.to_native() < first);
+        let to = keys.partition_point(|k| k.to_native() <= last).max(from);
+        self.directory(from.saturating_sub(1)..(to + 1).min(n))?;
+        let key = |i: usize| keys[i].to_native();
+        // The written keys ascend: checked neighbours that bracket the range prove it whole.
+        // (One damaged key can only mislead a search to itself or beside it, inside the chunks
+        // just checked; this catches several.)
+        let sound = (from == 0 || key(from - 1) < first)
+            && (from == n || key(from) >= first)
+            && (to == 0 || to == from || key(to - 1) <= last)
+            && (to == n || key(to) > last);
+        if !sound {
+            // The searches were misled by a key outside the checked chunks: check them all,
+            // which names the damage.
+            self.directory(0..n)?;
+            return Err(self.corrupt("bitmap keys out of order"));
+        }
+        Ok(from..to)
     }
 
     /// Whether the segment stores a bitmap under `key` (an absent key reads as empty).
-    pub fn has_bitmap(&self, key: BitmapKey) -> bool {
-        self.bitmap_index(key).is_some()
+    pub fn has_bitmap(&self, key: BitmapKey) -> Result<bool> {
+        Ok(self.bitmap_index(key)?.is_some())
     }
 
     /// The material signatures that have a bitmap.
-    pub fn materials(&self) -> &[MaterialSignature] {
-        self.materials.get_or_init(|| self.read_materials())
+    pub fn materials(&self) -> Result<&[MaterialSignature]> {
+        if let Some(m) = self.materials.get() {
+            return Ok(m);
+        }
+        let read = self.read_materials()?;
+        Ok(self.materials.get_or_init(|| read))
     }
 
-    fn read_materials(&self) -> Vec<MaterialSignature> {
-        // Keys sort by kind first: the material keys are one run, found by two searches.
+    fn read_materials(&self) -> Result<Vec<MaterialSignature>> {
+        // Keys sort by kind first: the material keys are one run.
+        let first = BitmapKey::Material(MaterialSignature(0)).to_u64();
+        let last = first | ((1 << 56) - 1);
         let keys = &self.data().bitmap_keys;
-        let kind = |k: u64| k >> 56;
-        let material = BitmapKey::Material(MaterialSignature(0)).to_u64() >> 56;
-        let from = keys.partition_point(|k| kind(k.to_native()) < material);
-        let to = keys.partition_point(|k| kind(k.to_native()) <= material);
-        keys[from..to.max(from)]
+        Ok(keys[self.key_range(first, last)?]
             .iter()
             .filter_map(|k| match BitmapKey::from_u64(k.to_native()) {
                 Some(BitmapKey::Material(m)) => Some(m),
                 _ => None,
             })
-            .collect()
+            .collect())
     }
 
     /// The keys the segment has from `first` to `last` (both included), in key order: the
     /// values of one attribute with bitmaps (`Year(1990)..=Year(1999)`), found by two searches.
-    pub fn keys_between(&self, first: BitmapKey, last: BitmapKey) -> Vec<BitmapKey> {
+    pub fn keys_between(&self, first: BitmapKey, last: BitmapKey) -> Result<Vec<BitmapKey>> {
         let keys = &self.data().bitmap_keys;
-        let (a, b) = (first.to_u64(), last.to_u64());
-        let from = keys.partition_point(|k| k.to_native() < a);
-        let to = keys.partition_point(|k| k.to_native() <= b);
-        keys[from..to.max(from)]
+        Ok(keys[self.key_range(first.to_u64(), last.to_u64())?]
             .iter()
             .filter_map(|k| BitmapKey::from_u64(k.to_native()))
-            .collect()
+            .collect())
     }
 
-    /// Every bitmap's key and byte size.
-    pub fn bitmap_keys(&self) -> Vec<(BitmapKey, usize)> {
+    /// Every bitmap's key and byte size (the whole directory is checked).
+    pub fn bitmap_keys(&self) -> Result<Vec<(BitmapKey, usize)>> {
         let d = self.data();
-        d.bitmap_keys
+        self.directory(0..d.bitmap_keys.len())?;
+        Ok(d.bitmap_keys
             .iter()
             .zip(d.bitmap_blobs.iter())
-            .filter_map(|(k, b)| Some((BitmapKey::from_u64(k.to_native())?, b.len())))
-            .collect()
+            .filter_map(|(k, b)| Some((BitmapKey::from_u64(k.to_native())?, b.blob_len() as usize)))
+            .collect())
     }
 }

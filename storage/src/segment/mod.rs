@@ -128,12 +128,12 @@ macro_rules! digest_tables {
         }
         h.value(d.text_chunks.len() as u64);
         for c in d.text_chunks.iter() {
-            h.value(c.len() as u64);
+            h.value($crate::segment::BlobLen::blob_len(c));
         }
         h.column(&d.bitmap_keys.le_bytes());
         h.value(d.bitmap_blobs.len() as u64);
         for b in d.bitmap_blobs.iter() {
-            h.value(b.len() as u64);
+            h.value($crate::segment::BlobLen::blob_len(b));
         }
         h.value(d.issues.len() as u64);
         for is in d.issues.iter() {
@@ -182,9 +182,14 @@ macro_rules! digest_meta {
 }
 
 mod builder;
+mod layout;
 mod parts;
+mod view;
 pub use builder::SegmentBuilder;
+pub use layout::SegmentLayout;
 use parts::Part;
+use view::ArchivedSegmentView;
+pub(crate) use view::BlobLen;
 
 /// Totals of a segment.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -219,6 +224,8 @@ pub struct Segment {
     /// many queries (a benchmark, a server) stops paying the checksum for the bitmaps it reads
     /// again and again.
     verified_bitmaps: Box<[AtomicU64]>,
+    /// One bit per chunk of the bitmap directory checked so far (see `parts.rs`).
+    verified_directory: Box<[AtomicU64]>,
     /// The material signatures its bitmaps are kept for, read from the keys on first use
     /// (every material query reads them all, on every segment).
     materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,
@@ -278,21 +285,24 @@ impl Segment {
         let file = MappedFile::open(path, MAGIC, false)?;
         let payload = file.payload();
         let table = parts::read_table(payload);
-        let archive_len = table.map_or(payload.len(), |t| t.archive_len);
+        let archive_len = table.as_ref().map_or(payload.len(), |t| t.archive_len);
         // The number of bitmaps, once the tables are known to be sound: the head alone when
         // the file has part checksums (the game columns are checked when first read).
         let checked = || -> std::result::Result<usize, String> {
             let archive = payload
                 .get(..archive_len)
                 .ok_or_else(|| "bad archive structure".to_owned())?;
-            let data = rkyv::access::<ArchivedSegmentData, rkyv::rancor::Error>(archive)
+            let data = rkyv::access::<ArchivedSegmentView, rkyv::rancor::Error>(archive)
                 .map_err(|_| "bad archive structure".to_owned())?;
             match &table {
                 Some(t) => {
-                    if !parts::part_matches(data, Part::Head, &t.crcs) {
+                    if !parts::part_matches(data, Part::Head, t) {
                         return Err("checksum mismatch (segment tables)".into());
                     }
                     check_lengths(data)?;
+                    if !parts::chunks_match(t, data.bitmap_keys.len()) {
+                        return Err("bitmap directory checksums missing".into());
+                    }
                 }
                 None => {
                     if digest_meta!(data) != data.meta_crc.to_native() {
@@ -314,10 +324,8 @@ impl Segment {
         let verified_bitmaps = (0..bitmaps.div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect();
-        let checked_parts = match table {
-            Some(_) => 1 << (Part::Head as u8),
-            None => parts::ALL,
-        };
+        let checked_parts = parts::checked_at_open(table.as_ref());
+        let verified_directory = parts::directory_bits(table.as_ref(), bitmaps);
         Ok(Self {
             path: path.to_owned(),
             file,
@@ -325,6 +333,7 @@ impl Segment {
             table,
             checked_parts: AtomicU8::new(checked_parts),
             verified_bitmaps,
+            verified_directory,
             materials: std::sync::OnceLock::new(),
         })
     }
@@ -343,14 +352,23 @@ impl Segment {
             .map(|b| crate::segment_entry::Registration::from_bytes(&b))
     }
 
-    fn data(&self) -> &ArchivedSegmentData {
+    fn data(&self) -> &ArchivedSegmentView {
         // SAFETY: the payload was validated by `rkyv::access` in `open`, and the mapping is
         // immutable for the life of `self`.
-        unsafe {
-            rkyv::access_unchecked::<ArchivedSegmentData>(
-                self.file.payload().get_unchecked(..self.archive_len),
-            )
-        }
+        unsafe { rkyv::access_unchecked::<ArchivedSegmentView>(self.archive()) }
+    }
+
+    /// The archive's bytes (what blob headers point into).
+    fn archive(&self) -> &[u8] {
+        // SAFETY: `open` checked that the payload holds `archive_len` bytes.
+        unsafe { self.file.payload().get_unchecked(..self.archive_len) }
+    }
+
+    /// The bytes a text chunk's or bitmap's header points at (not yet checked against the
+    /// blob's checksum).
+    fn blob(&self, header: &view::BlobHeader, what: &str) -> Result<&[u8]> {
+        view::blob_at(self.archive(), header)
+            .ok_or_else(|| self.corrupt(&format!("{what} outside the file")))
     }
 
     fn corrupt(&self, what: &str) -> StorageError {
@@ -771,6 +789,7 @@ impl Segment {
             .blocks
             .get(block)
             .ok_or_else(|| self.corrupt("block index out of range"))?;
+        self.file.will_need(&b.data);
         self.check_blob(&b.data, d.block_crcs.get(block), "position block")?;
         Ok(b)
     }
@@ -784,13 +803,16 @@ impl Segment {
 
     /// As [`Self::text_chunk`], into `out` (contents replaced, allocation reused).
     fn text_chunk_into(&self, chunk: u32, out: &mut Vec<u8>) -> Result<()> {
+        self.parts(&[Part::TextTable])?;
         let d = self.data();
-        let data = d
+        let header = d
             .text_chunks
             .get(chunk as usize)
             .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
+        let data = self.blob(header, "text chunk")?;
+        self.file.will_need(data);
         self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
-        decompress_frame_into(data.as_slice(), 1 << 30, out)
+        decompress_frame_into(data, 1 << 30, out)
             .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
     }
 
@@ -837,8 +859,9 @@ impl Segment {
     pub fn size_breakdown(&self) -> [u64; 4] {
         let d = self.data();
         let blocks: u64 = d.blocks.iter().map(|b| b.data.len() as u64).sum();
-        let text: u64 = d.text_chunks.iter().map(|c| c.len() as u64).sum();
-        let bitmaps: u64 = d.bitmap_blobs.iter().map(|b| b.len() as u64).sum();
+        // Lengths from the headers, unchecked: a size to report, not data to read.
+        let text: u64 = d.text_chunks.iter().map(BlobLen::blob_len).sum();
+        let bitmaps: u64 = d.bitmap_blobs.iter().map(BlobLen::blob_len).sum();
         let total = self.file.payload().len() as u64;
         [
             blocks,
@@ -851,7 +874,7 @@ impl Segment {
 
 /// Cross-checks what the archive's structure cannot: column lengths and indexes between columns,
 /// so that later reads can index without panicking even on a file a buggy writer produced.
-fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String> {
+fn check_consistency(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
     check_lengths(d)?;
     [Part::Starts, Part::Blocks, Part::Text]
         .into_iter()
@@ -859,7 +882,7 @@ fn check_consistency(d: &ArchivedSegmentData) -> std::result::Result<(), String>
 }
 
 /// The lengths of the columns and tables against each other (read from their headers only).
-fn check_lengths(d: &ArchivedSegmentData) -> std::result::Result<(), String> {
+fn check_lengths(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
     let g = &d.games;
     let n = g.result.len();
     let lens = [
@@ -894,10 +917,10 @@ fn check_lengths(d: &ArchivedSegmentData) -> std::result::Result<(), String> {
 
 /// What one part's values must satisfy (lengths are checked at open): game ranges in order,
 /// games inside their blocks, text chunks that exist.
-fn check_part(d: &ArchivedSegmentData, part: Part) -> std::result::Result<(), String> {
+fn check_part(d: &ArchivedSegmentView, part: Part) -> std::result::Result<(), String> {
     let g = &d.games;
     match part {
-        Part::Head | Part::Attributes => Ok(()),
+        Part::Head | Part::Attributes | Part::TextTable => Ok(()),
         Part::Starts => {
             if g.pos_start
                 .windows(2)

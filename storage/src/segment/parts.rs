@@ -3,27 +3,39 @@
 //! Opening a segment used to check every game column against one checksum: about 60 bytes a
 //! game read (and kept in memory, as mapped pages) before a query touched anything, so a count
 //! answered from one bitmap cost memory in proportion to the whole database. A segment now
-//! ends with a small table of per-part checksums, after its archive: the head (what every
-//! reader needs: names, counts, the tables of blocks, text chunks and bitmaps) is checked at
-//! open, and each group of game columns when first read. A file without the table (written
-//! before it) is checked whole at open, as before.
+//! ends with a small table of per-part checksums, after its archive: the head (names, counts,
+//! the block table, problems) is checked at open, and each group of game columns when first
+//! read. A file without the table (written before it) is checked whole at open, as before.
 //!
-//! Table layout (little-endian), the payload's last [`TABLE_LEN`] bytes: one CRC per [`Part`]
-//! in order, the number of detached variations (what `info` would otherwise read a whole
-//! column for), the archive's length, a CRC-32 of those bytes, and the magic `CQLPART1`.
+//! The bitmap directory (each bitmap's key, length and checksum: some 20 bytes a bitmap, tens
+//! of thousands of bitmaps a segment) is checked in chunks of [`KEY_CHUNK`] entries, each when
+//! a lookup first lands in it, and the text chunks' table with the first text read. A table of
+//! the first version ([`MAGIC_V1`]) keeps both in the head, checked at open.
+//!
+//! Table layout (little-endian), the payload's last bytes: one CRC per [`Part`] in order, the
+//! number of detached variations (what `info` would otherwise read a whole column for), the
+//! segment's [`SegmentLayout`] (19 numbers), one CRC per directory chunk and their number, the archive's length, a CRC-32 of those bytes,
+//! and the magic `CQLPART2`. Version 1: five part CRCs (no text table), no chunks.
 
-use std::sync::atomic::Ordering;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{ArchivedSegmentData, Segment, SegmentData};
+use super::layout::{self, SegmentLayout};
+use super::view::{ArchivedSegmentView, BlobLen};
+use super::{Segment, SegmentData};
 use crate::digest::{Digest, LeColumn, Native};
 use crate::error::Result;
 
-const MAGIC: &[u8; 8] = b"CQLPART1";
+const MAGIC_V1: &[u8; 8] = b"CQLPART1";
+const MAGIC_V2: &[u8; 8] = b"CQLPART2";
+
+/// Bitmap directory entries checked together.
+pub const KEY_CHUNK: usize = 512;
 
 /// The parts checked on their own.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Part {
-    /// Names, counts, the blocks', text chunks' and bitmaps' tables, problems (at open).
+    /// Names, counts, the block table, problems (at open).
     Head,
     /// Each game's first position (every index scan).
     Starts,
@@ -33,40 +45,56 @@ pub enum Part {
     Text,
     /// Source, line, offset, result, year, ECO, Elos, problems, detached variations.
     Attributes,
+    /// The text chunks' lengths and checksums (in the head in a version-1 table).
+    TextTable,
 }
 
-const PARTS: [Part; 5] = [
+const PARTS: [Part; 6] = [
     Part::Head,
     Part::Starts,
     Part::Blocks,
     Part::Text,
     Part::Attributes,
+    Part::TextTable,
 ];
 
-/// Bytes of the table.
-pub const TABLE_LEN: usize = PARTS.len() * 4 + 8 + 8 + 4 + 8;
+/// Parts of a version-1 table (no text table of its own).
+const PARTS_V1: usize = 5;
+
+/// Where the bitmap directory and the text table are checked.
+#[derive(Clone, Debug)]
+pub enum Directory {
+    /// With the head, at open (a version-1 table).
+    InHead,
+    /// The text table as its own part; the bitmap directory by chunks, one CRC each.
+    Chunked(Vec<u32>),
+}
 
 /// What a segment's table records.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub struct Table {
-    /// One checksum per part.
+    /// One checksum per part (a version-1 table has none for the text table).
     pub crcs: [u32; PARTS.len()],
     /// Variations kept in the text but not in the tree, over all games.
     pub detached: u64,
     /// Bytes of the archive before the table.
     pub archive_len: usize,
+    /// How the directory is checked.
+    pub directory: Directory,
+    /// What the segment's bytes are spent on (version 2).
+    pub layout: Option<SegmentLayout>,
 }
 
 impl Part {
-    fn bit(self) -> u8 {
+    pub(super) fn bit(self) -> u8 {
         1 << (self as u8)
     }
 }
 
 /// Feeds one part of a segment to a digest, for the writer's data and the reader's archive
-/// alike (`$d` is either).
+/// alike (`$d` is either); `$in_head` for a version-1 head, which holds the directory.
 macro_rules! digest_part {
-    ($d:expr, $part:expr) => {{
+    ($d:expr, $part:expr, $in_head:expr) => {{
         let d = $d;
         let g = &d.games;
         let mut h = Digest::new();
@@ -97,7 +125,11 @@ macro_rules! digest_part {
                 }
                 // The number of positions: read at open, without the whole column.
                 h.value(g.pos_start.last().map_or(0, |p| Native::native(*p)));
-                digest_tables!(h, d);
+                if $in_head {
+                    digest_tables!(h, d);
+                } else {
+                    digest_head_tables!(h, d);
+                }
             }
             Part::Starts => h.column(&g.pos_start.le_bytes()),
             Part::Blocks => h.column(&g.block.le_bytes()),
@@ -118,64 +150,202 @@ macro_rules! digest_part {
                 h.column(&g.issues.le_bytes());
                 h.column(&g.detached_variations.le_bytes());
             }
+            Part::TextTable => {
+                for c in d.text_chunks.iter() {
+                    h.value(BlobLen::blob_len(c));
+                }
+                h.column(&d.text_crcs.le_bytes());
+            }
         }
         h.finish()
     }};
 }
 
+/// The head's share of the tables in a version-2 table: the block table whole (a few entries a
+/// segment), the text and bitmap tables by their sizes alone.
+macro_rules! digest_head_tables {
+    ($h:expr, $d:expr) => {{
+        let h = &mut $h;
+        let d = $d;
+        h.value(d.blocks.len() as u64);
+        for b in d.blocks.iter() {
+            for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
+                h.value(Native::native(v));
+            }
+            h.value(b.data.len() as u64);
+        }
+        for n in [
+            d.text_chunks.len(),
+            d.text_crcs.len(),
+            d.bitmap_keys.len(),
+            d.bitmap_blobs.len(),
+            d.bitmap_crcs.len(),
+        ] {
+            h.value(n as u64);
+        }
+        h.value(d.issues.len() as u64);
+        for is in d.issues.iter() {
+            for v in [is.game, is.line, is.column] {
+                h.value(Native::native(v));
+            }
+            h.column(is.kind.as_bytes());
+            h.column(is.message.as_bytes());
+        }
+        h.value(Native::native(d.variations));
+        h.column(&d.block_crcs.le_bytes());
+    }};
+}
+
+/// Feeds the directory entries `$r` (keys, blob lengths, checksums) to a digest.
+macro_rules! digest_key_chunk {
+    ($d:expr, $r:expr) => {{
+        let d = $d;
+        let r: Range<usize> = $r;
+        let mut h = Digest::new();
+        h.column(&d.bitmap_keys[r.clone()].le_bytes());
+        for b in d.bitmap_blobs[r.clone()].iter() {
+            h.value(BlobLen::blob_len(b));
+        }
+        h.column(&d.bitmap_crcs[r].le_bytes());
+        h.finish()
+    }};
+}
+
+/// The directory entries of chunk `c` out of `n` entries.
+fn chunk_range(c: usize, n: usize) -> Range<usize> {
+    c * KEY_CHUNK..((c + 1) * KEY_CHUNK).min(n)
+}
+
 /// The table the writer appends after the archive of `data` (`archive_len` bytes).
-pub fn table(data: &SegmentData, archive_len: u64) -> [u8; TABLE_LEN] {
-    let mut out = [0u8; TABLE_LEN];
-    for (i, part) in PARTS.iter().enumerate() {
-        out[i * 4..i * 4 + 4].copy_from_slice(&digest_part!(data, *part).to_le_bytes());
+pub fn table(data: &SegmentData, archive_len: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in PARTS {
+        out.extend_from_slice(&digest_part!(data, part, false).to_le_bytes());
     }
-    let at = PARTS.len() * 4;
     let detached: u64 = data
         .games
         .detached_variations
         .iter()
         .map(|&v| u64::from(v))
         .sum();
-    out[at..at + 8].copy_from_slice(&detached.to_le_bytes());
-    out[at + 8..at + 16].copy_from_slice(&archive_len.to_le_bytes());
-    let crc = crc32fast::hash(&out[..at + 16]);
-    out[at + 16..at + 20].copy_from_slice(&crc.to_le_bytes());
-    out[at + 20..].copy_from_slice(MAGIC);
+    out.extend_from_slice(&detached.to_le_bytes());
+    out.extend_from_slice(&SegmentLayout::of_data(data).encode());
+    let n = data.bitmap_keys.len();
+    let chunks = n.div_ceil(KEY_CHUNK);
+    for c in 0..chunks {
+        out.extend_from_slice(&digest_key_chunk!(data, chunk_range(c, n)).to_le_bytes());
+    }
+    out.extend_from_slice(&(chunks as u32).to_le_bytes());
+    out.extend_from_slice(&archive_len.to_le_bytes());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(MAGIC_V2);
     out
 }
 
 /// The table at the end of a payload; `None` for a payload without a (sound) one.
 pub fn read_table(payload: &[u8]) -> Option<Table> {
-    let start = payload.len().checked_sub(TABLE_LEN)?;
-    let t = &payload[start..];
-    if &t[TABLE_LEN - 8..] != MAGIC {
+    let le32 = |b: &[u8], i: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?))
+    };
+    let le64 = |b: &[u8], i: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+    };
+    let end = payload.len();
+    let magic = payload.get(end.checked_sub(8)?..)?;
+    let (parts, chunks) = if magic == MAGIC_V2 {
+        (PARTS.len(), le32(payload, end.checked_sub(24)?)? as usize)
+    } else if magic == MAGIC_V1 {
+        (PARTS_V1, 0)
+    } else {
         return None;
-    }
-    let at = PARTS.len() * 4;
-    let u64_at =
-        |i: usize| -> Option<u64> { Some(u64::from_le_bytes(t[i..i + 8].try_into().ok()?)) };
-    let crc = u32::from_le_bytes(t[at + 16..at + 20].try_into().ok()?);
-    if crc32fast::hash(&t[..at + 16]) != crc || u64_at(at + 8)? != start as u64 {
+    };
+    // Parts, detached, [layout, chunks, their number,] archive length, CRC, magic.
+    let v2_bytes = if magic == MAGIC_V2 {
+        layout::ENCODED_VALUES * 8 + chunks * 4 + 4
+    } else {
+        0
+    };
+    let len = parts * 4 + 8 + v2_bytes + 8 + 4 + 8;
+    let start = end.checked_sub(len)?;
+    let t = &payload[start..];
+    let crc_at = len - 12;
+    if crc32fast::hash(&t[..crc_at]) != le32(t, crc_at)? || le64(t, crc_at - 8)? != start as u64 {
         return None;
     }
     let mut crcs = [0u32; PARTS.len()];
-    for (i, c) in crcs.iter_mut().enumerate() {
-        *c = u32::from_le_bytes(t[i * 4..i * 4 + 4].try_into().ok()?);
+    for (i, c) in crcs.iter_mut().enumerate().take(parts) {
+        *c = le32(t, i * 4)?;
     }
+    let at = parts * 4;
+    let (directory, layout) = if magic == MAGIC_V2 {
+        let chunks_at = at + 8 + layout::ENCODED_VALUES * 8;
+        (
+            Directory::Chunked(
+                (0..chunks)
+                    .map(|c| le32(t, chunks_at + c * 4))
+                    .collect::<Option<_>>()?,
+            ),
+            Some(SegmentLayout::decode(
+                t.get(at + 8..chunks_at)?,
+                end as u64,
+            )?),
+        )
+    } else {
+        (Directory::InHead, None)
+    };
     Some(Table {
         crcs,
-        detached: u64_at(at)?,
+        detached: le64(t, at)?,
         archive_len: start,
+        directory,
+        layout,
     })
 }
 
 /// Whether the archive's part matches its recorded checksum.
-pub fn part_matches(d: &ArchivedSegmentData, part: Part, crcs: &[u32; PARTS.len()]) -> bool {
-    digest_part!(d, part) == crcs[part as usize]
+pub fn part_matches(d: &ArchivedSegmentView, part: Part, table: &Table) -> bool {
+    let in_head = matches!(table.directory, Directory::InHead);
+    digest_part!(d, part, in_head) == table.crcs[part as usize]
 }
 
-/// Every part's bit: what a segment without a table has checked at open.
+/// Every part's bit: what a segment without a table, or with the directory in its head, has
+/// checked at open (with the head, for the latter; the game columns are checked on use).
 pub const ALL: u8 = (1 << PARTS.len()) - 1;
+
+/// The bits of the parts checked at open for a file with `table`.
+pub fn checked_at_open(table: Option<&Table>) -> u8 {
+    match table.map(|t| &t.directory) {
+        None => ALL,
+        Some(Directory::InHead) => Part::Head.bit() | Part::TextTable.bit(),
+        Some(Directory::Chunked(_)) => Part::Head.bit(),
+    }
+}
+
+/// One bit per directory chunk, set once checked; all set when the head covered them.
+pub fn directory_bits(table: Option<&Table>, keys: usize) -> Box<[AtomicU64]> {
+    let chunks = keys.div_ceil(KEY_CHUNK);
+    let all = !matches!(table.map(|t| &t.directory), Some(Directory::Chunked(_)));
+    (0..chunks.div_ceil(64))
+        .map(|w| {
+            let bits = (chunks - w * 64).min(64);
+            let full = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            AtomicU64::new(if all { full } else { 0 })
+        })
+        .collect()
+}
+
+/// Whether a version-2 table has one checksum per directory chunk of `keys` entries.
+pub fn chunks_match(table: &Table, keys: usize) -> bool {
+    match &table.directory {
+        Directory::InHead => true,
+        Directory::Chunked(c) => c.len() == keys.div_ceil(KEY_CHUNK),
+    }
+}
 
 impl Segment {
     /// Checks `parts` (each once per opened segment): their checksums, then what their values
@@ -193,11 +363,38 @@ impl Segment {
             let Some(table) = &self.table else {
                 return Err(self.corrupt("part checksums missing"));
             };
-            if !part_matches(d, part, &table.crcs) {
+            if !part_matches(d, part, table) {
                 return Err(self.corrupt(&format!("checksum mismatch (segment {part:?})")));
             }
             super::check_part(d, part).map_err(|e| self.corrupt(&e))?;
             self.checked_parts.fetch_or(part.bit(), Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    /// Checks the directory chunks holding entries `entries` (each chunk once per opened
+    /// segment).
+    pub(super) fn directory(&self, entries: Range<usize>) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let d = self.data();
+        let n = d.bitmap_keys.len();
+        let first = entries.start / KEY_CHUNK;
+        let last = (entries.end.min(n).max(1) - 1) / KEY_CHUNK;
+        for c in first..=last {
+            let (word, bit) = (&self.verified_directory[c / 64], 1u64 << (c % 64));
+            if word.load(Ordering::Acquire) & bit != 0 {
+                continue;
+            }
+            let recorded = match self.table.as_ref().map(|t| &t.directory) {
+                Some(Directory::Chunked(crcs)) => crcs.get(c).copied(),
+                _ => None,
+            };
+            if recorded != Some(digest_key_chunk!(d, chunk_range(c, n))) {
+                return Err(self.corrupt("checksum mismatch (bitmap directory)"));
+            }
+            word.fetch_or(bit, Ordering::AcqRel);
         }
         Ok(())
     }
