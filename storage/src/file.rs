@@ -229,6 +229,12 @@ impl MappedFile {
         self.map.will_need(bytes);
     }
 
+    /// Asks for `bytes`, a part of a run of parts read in order, to be read ahead, with the
+    /// parts after it (see [`crate::mapped::Map::will_need_in_order`]).
+    pub fn will_need_in_order(&self, bytes: &[u8], ahead: &mut crate::mapped::Ahead) {
+        self.map.will_need_in_order(bytes, ahead);
+    }
+
     /// Whether the file shrank under its map (see `mapped.rs`): what was read from it since
     /// may be zeros.
     pub fn shrunk(&self) -> bool {

@@ -135,12 +135,40 @@ impl Map {
         );
     }
 
+    /// As [`Map::will_need`] for a part of a run of parts read in order (a whole segment's
+    /// position blocks, for a merge or a full scan): with the map advised random, each small
+    /// part would be its own read from disk, so a window of [`AHEAD`] bytes from it is asked
+    /// for at once, and again when the reads pass its end.
+    pub fn will_need_in_order(&self, bytes: &[u8], ahead: &mut Ahead) {
+        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize)
+        else {
+            return;
+        };
+        let end = offset.saturating_add(bytes.len());
+        if end <= ahead.until || end > self.map.len() {
+            return;
+        }
+        let until = end.max(offset.saturating_add(AHEAD)).min(self.map.len());
+        self.will_need(&self.map[offset..until]);
+        ahead.until = until;
+    }
+
     /// Whether a page of this map was found missing (its file shrank).
     pub fn shrunk(&self) -> bool {
         self.slot
             .and_then(|s| TABLE.get(s))
             .is_some_and(|s| s.shrunk.load(Ordering::Acquire))
     }
+}
+
+/// Bytes read ahead at once through parts read in order.
+pub const AHEAD: usize = 4 << 20;
+
+/// How far reading ahead through one run of parts has been asked for (see
+/// [`Map::will_need_in_order`]).
+#[derive(Debug, Default)]
+pub struct Ahead {
+    until: usize,
 }
 
 /// Drops a just-written, synced file's pages from the page cache. Written pages sit in the

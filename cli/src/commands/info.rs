@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use cqldb_storage::{BitmapKey, Database, PositionFlags, SegmentLayout};
+use cqldb_storage::{Database, SegmentLayout};
 
 /// Prints the totals of the database in `db`.
 pub fn run(db: &Path) -> Result<ExitCode> {
@@ -28,7 +28,7 @@ pub fn render(db: &Database) -> Result<String> {
     let breakdown = [layout.columns, layout.text, layout.bitmaps];
     let per = |b: u64| b as f64 / s.positions.max(1) as f64;
     let games_with_errors: u64 = db.segments().map(|(_, s)| s.games_with_issues()).sum();
-    let mainline = db.bitmap_count(BitmapKey::flag(PositionFlags::MAINLINE))?;
+    let mainline = layout.mainline;
     let mut out = String::new();
     use std::fmt::Write;
     let _ = writeln!(out, "games              {}", s.games);

@@ -4,6 +4,8 @@
 
 use super::{Segment, SegmentData};
 use crate::bitmap_key::{BitmapKey, KeyKind};
+use crate::bitmap_lookup::serialized_len;
+use crate::schema::PositionFlags;
 use crate::error::Result;
 
 /// Bytes by part and bitmaps by kind.
@@ -21,10 +23,13 @@ pub struct SegmentLayout {
     pub bitmap_bytes: [u64; 8],
     /// Bitmaps by [`KeyKind`].
     pub bitmap_keys: [u64; 8],
+    /// Positions on the main line (what `info` would otherwise decode a bitmap per segment
+    /// for).
+    pub mainline: u64,
 }
 
 /// Numbers a layout takes in a table (`other` is what the file's length leaves).
-pub const ENCODED_VALUES: usize = 3 + 8 + 8;
+pub const ENCODED_VALUES: usize = 3 + 8 + 8 + 1;
 
 fn kind_index(kind: KeyKind) -> usize {
     KeyKind::ALL.iter().position(|&k| k == kind).unwrap_or(0)
@@ -39,9 +44,13 @@ impl SegmentLayout {
             bitmaps: d.bitmap_blobs.iter().map(|b| b.len() as u64).sum(),
             ..Self::default()
         };
+        let mainline = BitmapKey::flag(PositionFlags::MAINLINE);
         for (&k, blob) in d.bitmap_keys.iter().zip(&d.bitmap_blobs) {
             if let Some(key) = BitmapKey::from_u64(k) {
                 out.add(key, blob.len() as u64);
+                if key == mainline {
+                    out.mainline = serialized_len(blob).unwrap_or(0);
+                }
             }
         }
         out
@@ -59,6 +68,7 @@ impl SegmentLayout {
             .iter()
             .chain(&self.bitmap_bytes)
             .chain(&self.bitmap_keys)
+            .chain([&self.mainline])
             .flat_map(|v| v.to_le_bytes())
             .collect()
     }
@@ -80,6 +90,7 @@ impl SegmentLayout {
             out.bitmap_bytes[i] = v(3 + i)?;
             out.bitmap_keys[i] = v(11 + i)?;
         }
+        out.mainline = v(19)?;
         out.other = payload.saturating_sub(out.columns + out.text + out.bitmaps);
         Some(out)
     }
@@ -94,6 +105,7 @@ impl SegmentLayout {
             self.bitmap_bytes[i] += o.bitmap_bytes[i];
             self.bitmap_keys[i] += o.bitmap_keys[i];
         }
+        self.mainline += o.mainline;
     }
 }
 
@@ -115,6 +127,9 @@ impl Segment {
         for (key, bytes) in self.bitmap_keys()? {
             out.add(key, bytes as u64);
         }
+        out.mainline = self
+            .bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?
+            .len();
         Ok(out)
     }
 }

@@ -17,6 +17,7 @@ use crate::columns::{
 use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::{Result, StorageError};
 use crate::file::MappedFile;
+use crate::mapped::Ahead;
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
 
 mod bitmaps;
@@ -564,6 +565,7 @@ impl Segment {
         }
         let g = &self.data().games;
         let games = self.games();
+        let mut ahead = VisitAhead::new(in_order(only, games));
         // The current text chunk (its number and text); one buffer serves every chunk.
         let mut chunk_at: Option<u32> = None;
         let mut chunk_text: Vec<u8> = Vec::new();
@@ -580,7 +582,7 @@ impl Segment {
             let block = g.block[i].to_native();
             if block_cache.as_ref().is_none_or(|c| c.block != block) {
                 let reuse = block_cache.take().map(|c| c.raw).unwrap_or_default();
-                block_cache = Some(self.block_cache(block, reuse)?);
+                block_cache = Some(self.block_cache(block, reuse, ahead.blocks.as_mut())?);
             }
             let Some(cache) = &block_cache else {
                 return Err(self.corrupt("block cache"));
@@ -608,7 +610,7 @@ impl Segment {
             if with_text {
                 let chunk = g.text_chunk[i].to_native();
                 if chunk_at != Some(chunk) {
-                    self.text_chunk_into(chunk, &mut chunk_text)?;
+                    self.text_chunk_into(chunk, &mut chunk_text, ahead.text.as_mut())?;
                     chunk_at = Some(chunk);
                 }
                 let s = g.text_offset[i].to_native() as usize;
@@ -649,13 +651,14 @@ impl Segment {
         self.parts(&[Part::Text])?;
         let g = &self.data().games;
         let games = self.games();
+        let mut ahead = in_order(Some(only), games).then(Ahead::default);
         let mut chunk_at: Option<u32> = None;
         let mut chunk_text: Vec<u8> = Vec::new();
         for i in only.iter().take_while(|&i| i < games) {
             let at = i as usize;
             let chunk = g.text_chunk[at].to_native();
             if chunk_at != Some(chunk) {
-                self.text_chunk_into(chunk, &mut chunk_text)?;
+                self.text_chunk_into(chunk, &mut chunk_text, ahead.as_mut())?;
                 chunk_at = Some(chunk);
             }
             let s = g.text_offset[at].to_native() as usize;
@@ -708,7 +711,7 @@ impl Segment {
 
     /// Decodes one block, with or without the Zobrist and material columns.
     pub fn block_opts(&self, block: usize, hashes: bool) -> Result<DecodedBlock> {
-        let b = self.block_entry(block)?;
+        let b = self.block_entry(block, None)?;
         let decoded = decode_block_opts(&b.data, b.raw_len.to_native() as usize, hashes)
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
         if decoded.positions.len() != b.positions.to_native() as usize {
@@ -783,13 +786,16 @@ impl Segment {
     }
 
     /// A position block's entry, its data checked against its checksum.
-    fn block_entry(&self, block: usize) -> Result<&ArchivedBlockEntry> {
+    fn block_entry(&self, block: usize, ahead: Option<&mut Ahead>) -> Result<&ArchivedBlockEntry> {
         let d = self.data();
         let b = d
             .blocks
             .get(block)
             .ok_or_else(|| self.corrupt("block index out of range"))?;
-        self.file.will_need(&b.data);
+        match ahead {
+            Some(a) => self.file.will_need_in_order(&b.data, a),
+            None => self.file.will_need(&b.data),
+        }
         self.check_blob(&b.data, d.block_crcs.get(block), "position block")?;
         Ok(b)
     }
@@ -797,12 +803,17 @@ impl Segment {
     /// A text chunk, checked and decompressed.
     fn text_chunk(&self, chunk: u32) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        self.text_chunk_into(chunk, &mut out)?;
+        self.text_chunk_into(chunk, &mut out, None)?;
         Ok(out)
     }
 
     /// As [`Self::text_chunk`], into `out` (contents replaced, allocation reused).
-    fn text_chunk_into(&self, chunk: u32, out: &mut Vec<u8>) -> Result<()> {
+    fn text_chunk_into(
+        &self,
+        chunk: u32,
+        out: &mut Vec<u8>,
+        ahead: Option<&mut Ahead>,
+    ) -> Result<()> {
         self.parts(&[Part::TextTable])?;
         let d = self.data();
         let header = d
@@ -810,7 +821,10 @@ impl Segment {
             .get(chunk as usize)
             .ok_or_else(|| self.corrupt("text chunk index out of range"))?;
         let data = self.blob(header, "text chunk")?;
-        self.file.will_need(data);
+        match ahead {
+            Some(a) => self.file.will_need_in_order(data, a),
+            None => self.file.will_need(data),
+        }
         self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
         decompress_frame_into(data, 1 << 30, out)
             .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
@@ -833,8 +847,13 @@ impl Segment {
 
     /// Decompresses block `block` for [`Segment::for_each_game_in`], into `raw` (a previous
     /// block's buffer, reused).
-    fn block_cache(&self, block: u32, mut raw: Vec<u8>) -> Result<BlockCache> {
-        let b = self.block_entry(block as usize)?;
+    fn block_cache(
+        &self,
+        block: u32,
+        mut raw: Vec<u8>,
+        ahead: Option<&mut Ahead>,
+    ) -> Result<BlockCache> {
+        let b = self.block_entry(block as usize, ahead)?;
         decompress_block_into(&b.data, b.raw_len.to_native() as usize, &mut raw)
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
         let view =
@@ -952,6 +971,27 @@ fn check_part(d: &ArchivedSegmentView, part: Part) -> std::result::Result<(), St
                 return Err("game points at a missing text chunk".into());
             }
             Ok(())
+        }
+    }
+}
+
+/// Whether a visit of `only` (all: `None`) reads most of a segment's `games`, in order: then
+/// the blocks and text it reads are asked for ahead, a window at a time.
+fn in_order(only: Option<&RoaringBitmap>, games: u32) -> bool {
+    only.is_none_or(|s| s.len().saturating_mul(2) >= u64::from(games))
+}
+
+/// Reading ahead through blocks and text chunks, each a run of parts in file order.
+struct VisitAhead {
+    blocks: Option<Ahead>,
+    text: Option<Ahead>,
+}
+
+impl VisitAhead {
+    fn new(in_order: bool) -> Self {
+        Self {
+            blocks: in_order.then(Ahead::default),
+            text: in_order.then(Ahead::default),
         }
     }
 }

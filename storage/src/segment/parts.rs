@@ -14,7 +14,7 @@
 //!
 //! Table layout (little-endian), the payload's last bytes: one CRC per [`Part`] in order, the
 //! number of detached variations (what `info` would otherwise read a whole column for), the
-//! segment's [`SegmentLayout`] (19 numbers), one CRC per directory chunk and their number, the archive's length, a CRC-32 of those bytes,
+//! segment's [`SegmentLayout`] (20 numbers), one CRC per directory chunk and their number, the archive's length, a CRC-32 of those bytes,
 //! and the magic `CQLPART2`. Version 1: five part CRCs (no text table), no chunks.
 
 use std::ops::Range;
