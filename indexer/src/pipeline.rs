@@ -4,10 +4,11 @@
 //! Channels are bounded, so at most a few batches of games are in memory at once whatever the
 //! input size.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
-use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch};
+use cqldb_storage::text_dictionary::TRAIN_BYTES;
+use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch, TEXT_GAMES, TextDictionary};
 use crossbeam_channel::bounded;
 
 use crate::flatten::index_game;
@@ -112,6 +113,22 @@ pub fn ingest(
 
 type Batch = (u64, Vec<RawGame>);
 
+/// A text dictionary trained on a batch's games, in chunks as they will be compressed (at
+/// most [`TRAIN_BYTES`] of them); `None` for too little text.
+fn train_dictionary(batch: &[&RawGame]) -> Option<TextDictionary> {
+    let mut samples = Vec::new();
+    let mut bytes = 0;
+    for chunk in batch.chunks(TEXT_GAMES) {
+        if bytes >= TRAIN_BYTES {
+            break;
+        }
+        let sample: Vec<u8> = chunk.iter().flat_map(|g| g.text.iter().copied()).collect();
+        bytes += sample.len();
+        samples.push(sample);
+    }
+    TextDictionary::train(&samples)
+}
+
 fn ingest_one(
     input: &Input,
     file: u32,
@@ -121,6 +138,14 @@ fn ingest_one(
     report: &mut IngestReport,
 ) -> cqldb_storage::Result<Result<(), (String, bool)>> {
     let threads = options.threads.max(1);
+    // The text dictionary, decided before any game is encoded: one trained on this input's
+    // first megabyte of text if it has that much (inputs differ: a dictionary trained on
+    // another file's games did half as well), else the writer's (an earlier input's: a run of
+    // small files then shares one and fills segments together), else one trained on what
+    // there is.
+    let known = writer.text_dictionary();
+    let dictionary: OnceLock<Option<Arc<TextDictionary>>> = OnceLock::new();
+    let dictionary = &dictionary;
     let (raw_tx, raw_rx) = bounded::<Batch>(threads * 2);
     let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
     std::thread::scope(|scope| {
@@ -133,6 +158,8 @@ fn ingest_one(
                 let mut seq = 0u64;
                 let mut batch = Vec::with_capacity(options.batch_games);
                 let mut bytes = 0usize;
+                let mut held: Vec<Batch> = Vec::new();
+                let mut held_bytes = 0usize;
                 loop {
                     let (end, failure) = match splitter.next_game() {
                         Ok(Some(game)) => {
@@ -144,13 +171,30 @@ fn ingest_one(
                         Err(e) => (true, Some(failed(e))),
                     };
                     if end || batch.len() >= options.batch_games || bytes >= 4 << 20 {
-                        if !batch.is_empty()
-                            && raw_tx.send((seq, std::mem::take(&mut batch))).is_err()
-                        {
-                            return Ok(());
+                        if !batch.is_empty() {
+                            held.push((seq, std::mem::take(&mut batch)));
+                            held_bytes += bytes;
+                            seq += 1;
                         }
-                        seq += 1;
                         bytes = 0;
+                        // The first batches wait for the dictionary they are encoded with.
+                        if dictionary.get().is_none() && (held_bytes >= TRAIN_BYTES || end) {
+                            let games: Vec<&RawGame> = held.iter().flat_map(|b| &b.1).collect();
+                            let chosen = match &known {
+                                Some(k) if held_bytes < TRAIN_BYTES => Some(Arc::clone(k)),
+                                _ => train_dictionary(&games)
+                                    .map(Arc::new)
+                                    .or_else(|| known.clone()),
+                            };
+                            let _ = dictionary.set(chosen);
+                        }
+                        if dictionary.get().is_some() {
+                            for b in held.drain(..) {
+                                if raw_tx.send(b).is_err() {
+                                    return Ok(());
+                                }
+                            }
+                        }
                     }
                     if end {
                         return failure.map_or(Ok(()), Err);
@@ -163,8 +207,12 @@ fn ingest_one(
             let _ = std::thread::Builder::new()
                 .name("cqldb-parse".into())
                 .spawn_scoped(scope, move || {
-                    let mut encoder = BatchEncoder::default();
+                    let mut encoder = None;
                     for (seq, batch) in raw_rx {
+                        // Set before the first batch was sent.
+                        let encoder = encoder.get_or_insert_with(|| {
+                            BatchEncoder::with_text_dictionary(dictionary.get().cloned().flatten())
+                        });
                         for raw in batch {
                             encoder.push(index_game(raw, file));
                         }

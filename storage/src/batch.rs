@@ -9,6 +9,8 @@ use crate::columns::BlockWriter;
 use crate::runs::{BatchRuns, RunFinder};
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef};
 use crate::segment::{IssueRecord, NewGame};
+use crate::text_dictionary::TextDictionary;
+use std::sync::Arc;
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
 const TEXT_LEVEL: i32 = 1;
@@ -75,6 +77,8 @@ pub struct EncodedBatch {
     pub variations: u64,
     /// Each position's board key, in position order (see [`crate::BitmapKey::Board`]).
     pub boards: Vec<u64>,
+    /// The dictionary its text chunks were compressed with (a segment must keep it).
+    pub text_dictionary: Option<Arc<TextDictionary>>,
 }
 
 /// A compressed position block of a batch.
@@ -113,9 +117,20 @@ pub struct BatchEncoder {
     /// Batch-local first position and first game of the block being gathered.
     block_start: (u32, u32),
     runs: RunFinder,
+    /// What text chunks are compressed with (none: plain frames).
+    dictionary: Option<Arc<TextDictionary>>,
 }
 
 impl BatchEncoder {
+    /// An encoder whose text chunks are compressed with `dictionary` (see
+    /// `text_dictionary.rs`).
+    pub fn with_text_dictionary(dictionary: Option<Arc<TextDictionary>>) -> Self {
+        Self {
+            dictionary,
+            ..Self::default()
+        }
+    }
+
     /// Games pushed since the last [`BatchEncoder::finish`].
     pub fn len(&self) -> usize {
         self.out.games.len()
@@ -195,6 +210,7 @@ impl BatchEncoder {
             self.finish_text_chunk();
         }
         self.block_start = (0, 0);
+        self.out.text_dictionary = self.dictionary.clone();
         std::mem::take(&mut self.out)
     }
 
@@ -218,9 +234,11 @@ impl BatchEncoder {
 
     /// Compresses the text gathered since the last chunk into the next chunk.
     fn finish_text_chunk(&mut self) {
-        self.out
-            .text
-            .push(crate::columns::compress(&self.text, TEXT_LEVEL));
+        let frame = match &self.dictionary {
+            Some(d) => d.compress(&self.text),
+            None => crate::columns::compress(&self.text, TEXT_LEVEL),
+        };
+        self.out.text.push(frame);
         self.text.clear();
     }
 }

@@ -21,6 +21,8 @@ use crate::manifest::MANIFEST_FILE;
 use crate::segment::{GameInfo, IssueRecord, NewGame, Segment, SegmentBuilder};
 use crate::segment_entry::Registration;
 use crate::tags::{TagReader, TagWriter};
+use crate::text_dictionary::TextDictionary;
+use std::sync::Arc;
 
 /// Knobs of a writer.
 #[derive(Copy, Clone, Debug)]
@@ -67,6 +69,8 @@ pub struct DbWriter {
     replacing: Vec<SegmentEntry>,
     /// Whether the readers' lock existed when this writer opened (see `retire.rs`).
     readers_lock: bool,
+    /// The text dictionary of the last segment closed (see [`DbWriter::text_dictionary`]).
+    last_dictionary: Option<Arc<TextDictionary>>,
 }
 
 /// What a commit added.
@@ -125,6 +129,7 @@ impl DbWriter {
             made_dir,
             replacing: Vec::new(),
             readers_lock,
+            last_dictionary: None,
         })
     }
 
@@ -206,6 +211,16 @@ impl DbWriter {
         (self.files.len() - 1) as u32
     }
 
+    /// The text dictionary of the segment being filled, else of the last one this writer
+    /// filled: what the next batches of this append are best compressed with (one dictionary
+    /// for a whole append, whatever its number of input files).
+    pub fn text_dictionary(&self) -> Option<Arc<TextDictionary>> {
+        self.current
+            .as_ref()
+            .and_then(|(b, _, _)| b.text_dictionary().cloned())
+            .or_else(|| self.last_dictionary.clone())
+    }
+
     /// Appends one game; returns its global game number. (Batches compress better; see
     /// [`DbWriter::push_batch`].)
     pub fn push_game(&mut self, game: NewGame) -> Result<u64> {
@@ -215,6 +230,12 @@ impl DbWriter {
     /// Appends a batch encoded with [`encode_batch`] (file indexes as returned by
     /// [`DbWriter::add_file`]); returns the global number of its first game.
     pub fn push_batch(&mut self, batch: EncodedBatch) -> Result<u64> {
+        // A segment keeps one text dictionary: a batch compressed with another starts a new one.
+        if let Some((builder, _, _)) = &self.current
+            && !builder.takes(batch.text_dictionary.as_ref())
+        {
+            self.close_segment()?;
+        }
         if self.current.is_none() {
             let id = self.allocate_id()?;
             let tags = TagWriter::create(&self.dir.join(SegmentEntry::tags_dir(id)))?;
@@ -256,6 +277,9 @@ impl DbWriter {
         let Some((builder, tags, id)) = self.current.take() else {
             return Ok(());
         };
+        if let Some(d) = builder.text_dictionary() {
+            self.last_dictionary = Some(Arc::clone(d));
+        }
         self.join_finisher()?;
         let first_game = self.next_game - builder.games();
         let first_position = self.next_position;

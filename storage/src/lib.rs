@@ -54,6 +54,7 @@ mod suggest;
 pub use source::{SourceRecord, fingerprint};
 pub mod tag_words;
 pub mod tags;
+pub mod text_dictionary;
 pub use suggest::did_you_mean;
 
 pub use batch::{BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, TEXT_GAMES, encode_batch};
@@ -70,3 +71,4 @@ pub use schema::{
 pub use segment::{
     GameInfo, GameRows, GameSource, IssueRecord, NewGame, Segment, SegmentLayout, SegmentStats,
 };
+pub use text_dictionary::TextDictionary;

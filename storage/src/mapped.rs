@@ -140,8 +140,7 @@ impl Map {
     /// part would be its own read from disk, so a window of [`AHEAD`] bytes from it is asked
     /// for at once, and again when the reads pass its end.
     pub fn will_need_in_order(&self, bytes: &[u8], ahead: &mut Ahead) {
-        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize)
-        else {
+        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize) else {
             return;
         };
         let end = offset.saturating_add(bytes.len());

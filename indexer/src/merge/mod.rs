@@ -21,7 +21,7 @@ use cqldb_storage::catalog::read_catalog;
 use cqldb_storage::db::open_segment;
 use cqldb_storage::{
     BatchEncoder, CommitSummary, DbWriter, EncodedBatch, IssueRecord, NewGame, Result, Segment,
-    SegmentEntry, StorageError, WriterOptions,
+    SegmentEntry, StorageError, TextDictionary, WriterOptions,
 };
 use crossbeam_channel::bounded;
 
@@ -129,6 +129,16 @@ pub fn merge_segments(
                 .collect()
         })
         .collect();
+    // The merged text is compressed with the first replaced segment's dictionary (a segment
+    // keeps one; plain text where the first had none).
+    let dictionary = match segments.first() {
+        Some(s) => s
+            .text_dictionary()?
+            .and_then(|d| TextDictionary::from_bytes(d.bytes()))
+            .map(std::sync::Arc::new),
+        None => None,
+    };
+    let dictionary = &dictionary;
     let threads = threads.max(1);
     let (raw_tx, raw_rx) = bounded::<(u64, Vec<NewGame>)>(threads * 2);
     let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
@@ -162,7 +172,7 @@ pub fn merge_segments(
             let raw_rx = raw_rx.clone();
             let done_tx = done_tx.clone();
             scope.spawn(move || {
-                let mut encoder = BatchEncoder::default();
+                let mut encoder = BatchEncoder::with_text_dictionary(dictionary.clone());
                 for (seq, games) in raw_rx {
                     for g in games {
                         encoder.push(g);

@@ -9,6 +9,8 @@ use crate::bitmap::BitmapBuilder;
 use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::Result;
 use crate::file::write_file_streaming;
+use crate::text_dictionary::TextDictionary;
+use std::sync::Arc;
 
 /// Builds one segment from encoded batches and writes it.
 pub struct SegmentBuilder {
@@ -18,6 +20,8 @@ pub struct SegmentBuilder {
     boards: Vec<u64>,
     positions: u64,
     data_bytes: u64,
+    /// The dictionary of its text chunks, written after the archive (see `parts.rs`).
+    text_dictionary: Option<Arc<TextDictionary>>,
 }
 
 impl Default for SegmentBuilder {
@@ -48,6 +52,22 @@ impl SegmentBuilder {
             boards: Vec::new(),
             positions: 0,
             data_bytes: 0,
+            text_dictionary: None,
+        }
+    }
+
+    /// The dictionary its text is compressed with, if any: a batch compressed with another
+    /// one cannot join it (the writer starts a new segment, see [`Self::takes`]).
+    pub fn text_dictionary(&self) -> Option<&Arc<TextDictionary>> {
+        self.text_dictionary.as_ref()
+    }
+
+    /// Whether a batch whose text was compressed with `dictionary` can join this segment: a
+    /// segment keeps one dictionary (plain frames, which name none, join any segment).
+    pub fn takes(&self, dictionary: Option<&Arc<TextDictionary>>) -> bool {
+        match (dictionary, &self.text_dictionary) {
+            (None, _) | (Some(_), None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a.bytes() == b.bytes(),
         }
     }
 
@@ -77,6 +97,9 @@ impl SegmentBuilder {
 
     /// Appends a batch; `file_map` maps the batch's file indexes to this segment's.
     pub fn push_batch(&mut self, batch: EncodedBatch, file_map: &dyn Fn(u32) -> u32) {
+        if self.text_dictionary.is_none() {
+            self.text_dictionary = batch.text_dictionary.clone();
+        }
         let first_game = self.games() as u32;
         let base = self.positions as u32;
         let block = self.data.blocks.len() as u32;
@@ -178,8 +201,11 @@ impl SegmentBuilder {
             )
             .map(rkyv::ser::writer::IoWriter::into_inner)
             .map_err(|e| e.to_string())?;
-            // The parts' checksums after the archive (see `parts.rs`).
-            let table = super::parts::table(&self.data, w.written());
+            // The text dictionary, then the parts' checksums (see `parts.rs`).
+            let archive_len = w.written();
+            let dictionary = self.text_dictionary.as_ref().map_or(&[][..], |d| d.bytes());
+            std::io::Write::write_all(&mut w, dictionary).map_err(|e| e.to_string())?;
+            let table = super::parts::table(&self.data, archive_len, dictionary);
             std::io::Write::write_all(&mut w, &table).map_err(|e| e.to_string())?;
             Ok(w)
         })?;

@@ -5,8 +5,8 @@
 use super::{Segment, SegmentData};
 use crate::bitmap_key::{BitmapKey, KeyKind};
 use crate::bitmap_lookup::serialized_len;
-use crate::schema::PositionFlags;
 use crate::error::Result;
+use crate::schema::PositionFlags;
 
 /// Bytes by part and bitmaps by kind.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -127,9 +127,7 @@ impl Segment {
         for (key, bytes) in self.bitmap_keys()? {
             out.add(key, bytes as u64);
         }
-        out.mainline = self
-            .bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?
-            .len();
+        out.mainline = self.bitmap(BitmapKey::flag(PositionFlags::MAINLINE))?.len();
         Ok(out)
     }
 }

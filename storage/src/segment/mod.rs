@@ -19,6 +19,7 @@ use crate::error::{Result, StorageError};
 use crate::file::MappedFile;
 use crate::mapped::Ahead;
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionRecord};
+use crate::text_dictionary::TextDictionary;
 
 mod bitmaps;
 
@@ -230,6 +231,8 @@ pub struct Segment {
     /// The material signatures its bitmaps are kept for, read from the keys on first use
     /// (every material query reads them all, on every segment).
     materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,
+    /// Its text dictionary, read and checked on first use (see [`Segment::text_dictionary`]).
+    dictionary: std::sync::OnceLock<TextDictionary>,
 }
 
 /// One game as [`Segment::for_each_game`] hands it over.
@@ -336,6 +339,7 @@ impl Segment {
             verified_bitmaps,
             verified_directory,
             materials: std::sync::OnceLock::new(),
+            dictionary: std::sync::OnceLock::new(),
         })
     }
 
@@ -826,8 +830,40 @@ impl Segment {
             None => self.file.will_need(data),
         }
         self.check_blob(data, d.text_crcs.get(chunk as usize), "text chunk")?;
+        // A frame made with a dictionary names it (plain frames, as segments written before
+        // dictionaries and single games have, name none).
+        if zstd::zstd_safe::get_dict_id_from_frame(data).is_some() {
+            let dictionary = self
+                .text_dictionary()?
+                .ok_or_else(|| self.corrupt("text chunk compressed with a dictionary it lacks"))?;
+            return dictionary
+                .decompress_into(data, 1 << 30, out)
+                .map_err(|e| self.corrupt(&format!("text chunk: {e}")));
+        }
         decompress_frame_into(data, 1 << 30, out)
             .map_err(|e| self.corrupt(&format!("text chunk: {e}")))
+    }
+
+    /// The dictionary its text chunks were compressed with (`None` for plain chunks), checked
+    /// against its checksum when first read: a merge writes its games again with it.
+    pub fn text_dictionary(&self) -> Result<Option<&TextDictionary>> {
+        let Some((range, crc)) = self.table.as_ref().and_then(|t| t.dictionary.clone()) else {
+            return Ok(None);
+        };
+        if let Some(d) = self.dictionary.get() {
+            return Ok(Some(d));
+        }
+        let bytes = self
+            .file
+            .payload()
+            .get(range)
+            .ok_or_else(|| self.corrupt("text dictionary outside the file"))?;
+        if crc32fast::hash(bytes) != crc || self.file.shrunk() {
+            return Err(self.corrupt("checksum mismatch (text dictionary)"));
+        }
+        let d = TextDictionary::from_bytes(bytes)
+            .ok_or_else(|| self.corrupt("unusable text dictionary"))?;
+        Ok(Some(self.dictionary.get_or_init(|| d)))
     }
 
     /// Checks a blob against its recorded checksum (read just before use: a damaged byte is an

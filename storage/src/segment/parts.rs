@@ -14,7 +14,9 @@
 //!
 //! Table layout (little-endian), the payload's last bytes: one CRC per [`Part`] in order, the
 //! number of detached variations (what `info` would otherwise read a whole column for), the
-//! segment's [`SegmentLayout`] (20 numbers), one CRC per directory chunk and their number, the archive's length, a CRC-32 of those bytes,
+//! segment's [`SegmentLayout`] (20 numbers), the length and CRC of the text dictionary (stored
+//! between the archive and the table; length 0 without one), one CRC per directory chunk and
+//! their number, the archive's length, a CRC-32 of those bytes,
 //! and the magic `CQLPART2`. Version 1: five part CRCs (no text table), no chunks.
 
 use std::ops::Range;
@@ -83,6 +85,8 @@ pub struct Table {
     pub directory: Directory,
     /// What the segment's bytes are spent on (version 2).
     pub layout: Option<SegmentLayout>,
+    /// Where its text dictionary is in the payload, and its CRC (version 2, if it has one).
+    pub dictionary: Option<(std::ops::Range<usize>, u32)>,
 }
 
 impl Part {
@@ -217,7 +221,7 @@ fn chunk_range(c: usize, n: usize) -> Range<usize> {
 }
 
 /// The table the writer appends after the archive of `data` (`archive_len` bytes).
-pub fn table(data: &SegmentData, archive_len: u64) -> Vec<u8> {
+pub fn table(data: &SegmentData, archive_len: u64, dictionary: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     for part in PARTS {
         out.extend_from_slice(&digest_part!(data, part, false).to_le_bytes());
@@ -230,6 +234,8 @@ pub fn table(data: &SegmentData, archive_len: u64) -> Vec<u8> {
         .sum();
     out.extend_from_slice(&detached.to_le_bytes());
     out.extend_from_slice(&SegmentLayout::of_data(data).encode());
+    out.extend_from_slice(&(dictionary.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(dictionary).to_le_bytes());
     let n = data.bitmap_keys.len();
     let chunks = n.div_ceil(KEY_CHUNK);
     for c in 0..chunks {
@@ -260,9 +266,10 @@ pub fn read_table(payload: &[u8]) -> Option<Table> {
     } else {
         return None;
     };
-    // Parts, detached, [layout, chunks, their number,] archive length, CRC, magic.
+    // Parts, detached, [layout, dictionary length and CRC, chunks, their number,] archive
+    // length, CRC, magic.
     let v2_bytes = if magic == MAGIC_V2 {
-        layout::ENCODED_VALUES * 8 + chunks * 4 + 4
+        layout::ENCODED_VALUES * 8 + 12 + chunks * 4 + 4
     } else {
         0
     };
@@ -270,36 +277,48 @@ pub fn read_table(payload: &[u8]) -> Option<Table> {
     let start = end.checked_sub(len)?;
     let t = &payload[start..];
     let crc_at = len - 12;
-    if crc32fast::hash(&t[..crc_at]) != le32(t, crc_at)? || le64(t, crc_at - 8)? != start as u64 {
+    if crc32fast::hash(&t[..crc_at]) != le32(t, crc_at)? {
+        return None;
+    }
+    let at = parts * 4;
+    let dict_at = at + 8 + layout::ENCODED_VALUES * 8;
+    // The dictionary lies between the archive and the table.
+    let dict_len = if magic == MAGIC_V2 {
+        usize::try_from(le64(t, dict_at)?).ok()?
+    } else {
+        0
+    };
+    let archive_len = start.checked_sub(dict_len)?;
+    if le64(t, crc_at - 8)? != archive_len as u64 {
         return None;
     }
     let mut crcs = [0u32; PARTS.len()];
     for (i, c) in crcs.iter_mut().enumerate().take(parts) {
         *c = le32(t, i * 4)?;
     }
-    let at = parts * 4;
     let (directory, layout) = if magic == MAGIC_V2 {
-        let chunks_at = at + 8 + layout::ENCODED_VALUES * 8;
+        let chunks_at = dict_at + 12;
         (
             Directory::Chunked(
                 (0..chunks)
                     .map(|c| le32(t, chunks_at + c * 4))
                     .collect::<Option<_>>()?,
             ),
-            Some(SegmentLayout::decode(
-                t.get(at + 8..chunks_at)?,
-                end as u64,
-            )?),
+            Some(SegmentLayout::decode(t.get(at + 8..dict_at)?, end as u64)?),
         )
     } else {
         (Directory::InHead, None)
     };
+    let dictionary = (dict_len > 0)
+        .then(|| Some((archive_len..start, le32(t, dict_at + 8)?)))
+        .flatten();
     Some(Table {
         crcs,
         detached: le64(t, at)?,
-        archive_len: start,
+        archive_len,
         directory,
         layout,
+        dictionary,
     })
 }
 
