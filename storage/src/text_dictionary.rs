@@ -30,7 +30,9 @@ const LEVEL: i32 = 1;
 /// A trained dictionary, ready for compressing and decompressing.
 pub struct TextDictionary {
     bytes: Vec<u8>,
-    cdict: CDict<'static>,
+    /// Made on first compression: a reader never compresses, and the compression side (hash
+    /// tables over the dictionary) is several times the size of the decompression side.
+    cdict: std::sync::OnceLock<Option<CDict<'static>>>,
     ddict: DDict<'static>,
 }
 
@@ -56,7 +58,7 @@ impl TextDictionary {
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
         Some(Self {
             bytes: bytes.to_vec(),
-            cdict: CDict::try_create(bytes, LEVEL)?,
+            cdict: std::sync::OnceLock::new(),
             ddict: DDict::try_create(bytes)?,
         })
     }
@@ -72,11 +74,17 @@ impl TextDictionary {
             static CONTEXT: std::cell::RefCell<Option<CCtx<'static>>> =
                 const { std::cell::RefCell::new(None) };
         }
+        let Some(cdict) = self
+            .cdict
+            .get_or_init(|| CDict::try_create(&self.bytes, LEVEL))
+        else {
+            return crate::columns::compress(data, LEVEL);
+        };
         CONTEXT.with(|c| {
             let mut c = c.borrow_mut();
             let ctx = c.get_or_insert_with(CCtx::create);
             let mut out = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
-            match ctx.compress_using_cdict(&mut out, data, &self.cdict) {
+            match ctx.compress_using_cdict(&mut out, data, cdict) {
                 Ok(_) => out,
                 // Unreachable with a buffer of the bound's size; a plain frame still reads back
                 // (the reader decompresses either with the dictionary).

@@ -9,11 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, AtomicU64};
 
 use rkyv::{Archive, Deserialize, Serialize};
-use roaring::RoaringBitmap;
 
-use crate::columns::{
-    BlockView, DecodedBlock, decode_block_opts, decompress_block_into, decompress_frame_into,
-};
+use crate::columns::{DecodedBlock, decode_block_opts, decompress_frame_into};
 use crate::digest::{Digest, LeColumn, Native, blob_crc};
 use crate::error::{Result, StorageError};
 use crate::file::MappedFile;
@@ -126,7 +123,7 @@ macro_rules! digest_tables {
             for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
                 h.value(Native::native(v));
             }
-            h.value(b.data.len() as u64);
+            h.value($crate::segment::BlobLen::blob_len(&b.data));
         }
         h.value(d.text_chunks.len() as u64);
         for c in d.text_chunks.iter() {
@@ -187,6 +184,7 @@ mod builder;
 mod layout;
 mod parts;
 mod view;
+mod visit;
 pub use builder::SegmentBuilder;
 pub use layout::SegmentLayout;
 use parts::Part;
@@ -303,7 +301,7 @@ impl Segment {
                     if !parts::part_matches(data, Part::Head, t) {
                         return Err("checksum mismatch (segment tables)".into());
                     }
-                    check_lengths(data)?;
+                    parts::check_lengths(data)?;
                     if !parts::chunks_match(t, data.bitmap_keys.len()) {
                         return Err("bitmap directory checksums missing".into());
                     }
@@ -312,7 +310,7 @@ impl Segment {
                     if digest_meta!(data) != data.meta_crc.to_native() {
                         return Err("checksum mismatch (segment tables)".into());
                     }
-                    check_consistency(data)?;
+                    parts::check_consistency(data)?;
                 }
             }
             Ok(data.bitmap_blobs.len())
@@ -524,157 +522,6 @@ impl Segment {
             .ok_or_else(|| self.corrupt("game text out of chunk bounds"))
     }
 
-    /// Visits every game in order with its positions and (if `with_text`) its text, decoding each
-    /// position block and text chunk once (reading games one by one would decode them per game).
-    /// The rows carry no Zobrist hash or material signature (both zero): query evaluation does
-    /// not read them, and skipping them makes decoding a third faster.
-    pub fn for_each_game(
-        &self,
-        with_text: bool,
-        f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
-    ) -> Result<()> {
-        self.for_each_game_in(None, with_text, f)
-    }
-
-    /// As [`Segment::for_each_game`], for the games in `only` (segment-local numbers; `None`:
-    /// all): blocks and text chunks without such a game are not decoded.
-    pub fn for_each_game_in(
-        &self,
-        only: Option<&RoaringBitmap>,
-        with_text: bool,
-        f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
-    ) -> Result<()> {
-        self.visit_games(only, with_text, false, f)
-    }
-
-    /// Visits every game with its text and its positions whole (Zobrist hashes and material
-    /// signatures included): what a merge writes again.
-    pub fn for_each_game_whole(
-        &self,
-        f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
-    ) -> Result<()> {
-        self.visit_games(None, true, true, f)
-    }
-
-    fn visit_games(
-        &self,
-        only: Option<&RoaringBitmap>,
-        with_text: bool,
-        hashes: bool,
-        mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
-    ) -> Result<()> {
-        self.parts(&[Part::Blocks, Part::Attributes])?;
-        if with_text {
-            self.parts(&[Part::Text])?;
-        }
-        let g = &self.data().games;
-        let games = self.games();
-        let mut ahead = VisitAhead::new(in_order(only, games));
-        // The current text chunk (its number and text); one buffer serves every chunk.
-        let mut chunk_at: Option<u32> = None;
-        let mut chunk_text: Vec<u8> = Vec::new();
-        // The candidate's block, decompressed once, with its first position and game and its
-        // notes; each game is then replayed alone.
-        let mut block_cache: Option<BlockCache> = None;
-        let all = 0..games;
-        let picked: &mut dyn Iterator<Item = u32> = match only {
-            Some(set) => &mut set.iter().take_while(|&i| i < games),
-            None => &mut all.into_iter(),
-        };
-        for i in picked {
-            let i = i as usize;
-            let block = g.block[i].to_native();
-            if block_cache.as_ref().is_none_or(|c| c.block != block) {
-                let reuse = block_cache.take().map(|c| c.raw).unwrap_or_default();
-                block_cache = Some(self.block_cache(block, reuse, ahead.blocks.as_mut())?);
-            }
-            let Some(cache) = &block_cache else {
-                return Err(self.corrupt("block cache"));
-            };
-            let first = cache.first_position;
-            let outside = || self.corrupt("game outside its block");
-            let start = g.pos_start[i]
-                .to_native()
-                .checked_sub(first)
-                .ok_or_else(outside)? as usize;
-            let end = g.pos_start[i + 1]
-                .to_native()
-                .checked_sub(first)
-                .ok_or_else(outside)? as usize;
-            // The game's number among the block's games with positions (a game has one root if
-            // it has positions): counted from the game columns, not by scanning the block.
-            let root = (cache.first_game as usize..i)
-                .filter(|&j| g.pos_start[j + 1] != g.pos_start[j])
-                .count();
-            let view = BlockView::parse(&cache.raw)
-                .ok_or_else(|| self.corrupt("undecodable position block"))?;
-            let positions = view.replay(start..end, root, hashes).ok_or_else(outside)?;
-            let decoded = &cache.notes;
-            let mut text: &[u8] = &[];
-            if with_text {
-                let chunk = g.text_chunk[i].to_native();
-                if chunk_at != Some(chunk) {
-                    self.text_chunk_into(chunk, &mut chunk_text, ahead.text.as_mut())?;
-                    chunk_at = Some(chunk);
-                }
-                let s = g.text_offset[i].to_native() as usize;
-                let e = s + g.text_len[i].to_native() as usize;
-                text = chunk_text
-                    .get(s..e)
-                    .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
-            }
-            // Comments and NAGs of a block are grouped by game, in game order.
-            let (lo, hi) = (start as u32, end as u32);
-            let c0 = decoded.comments.partition_point(|c| c.position < lo);
-            let c1 = decoded.comments.partition_point(|c| c.position < hi);
-            let n0 = decoded.nags.partition_point(|n| n.position < lo);
-            let n1 = decoded.nags.partition_point(|n| n.position < hi);
-            f(
-                i as u32,
-                GameRows {
-                    positions,
-                    comments: decoded.comments.get(c0..c1).unwrap_or_default(),
-                    nags: decoded.nags.get(n0..n1).unwrap_or_default(),
-                    first: lo,
-                    result: GameResult::from_u8(g.result[i]),
-                    text,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    /// Visits the games in `only` (segment-local numbers, ascending) with their original text
-    /// alone: no position block is decoded (SQL's `games` and `tags` tables when no column
-    /// needs a position). Each text chunk is decompressed once.
-    pub fn for_each_game_text_in(
-        &self,
-        only: &RoaringBitmap,
-        mut f: impl FnMut(u32, &[u8]) -> Result<()>,
-    ) -> Result<()> {
-        self.parts(&[Part::Text])?;
-        let g = &self.data().games;
-        let games = self.games();
-        let mut ahead = in_order(Some(only), games).then(Ahead::default);
-        let mut chunk_at: Option<u32> = None;
-        let mut chunk_text: Vec<u8> = Vec::new();
-        for i in only.iter().take_while(|&i| i < games) {
-            let at = i as usize;
-            let chunk = g.text_chunk[at].to_native();
-            if chunk_at != Some(chunk) {
-                self.text_chunk_into(chunk, &mut chunk_text, ahead.as_mut())?;
-                chunk_at = Some(chunk);
-            }
-            let s = g.text_offset[at].to_native() as usize;
-            let e = s + g.text_len[at].to_native() as usize;
-            let text = chunk_text
-                .get(s..e)
-                .ok_or_else(|| self.corrupt("game text out of chunk bounds"))?;
-            f(i, text)?;
-        }
-        Ok(())
-    }
-
     /// Segment-local id of each game's first position, and one past the last game's: game `i`
     /// has positions `starts[i]..starts[i + 1]`. Every index scan needs it: on a little-endian
     /// machine it is the file's column itself, with no copy (copying it out of the file, into
@@ -703,9 +550,14 @@ impl Segment {
     }
 
     /// Segment-local id of the first position and first game of a block.
-    pub fn block_start(&self, block: usize) -> (u32, u32) {
-        let b = &self.data().blocks[block];
-        (b.first_position.to_native(), b.first_game.to_native())
+    pub fn block_start(&self, block: usize) -> Result<(u32, u32)> {
+        self.parts(&[Part::BlockTable])?;
+        let b = self
+            .data()
+            .blocks
+            .get(block)
+            .ok_or_else(|| self.corrupt("block index out of range"))?;
+        Ok((b.first_position.to_native(), b.first_game.to_native()))
     }
 
     /// Decodes one block.
@@ -716,9 +568,9 @@ impl Segment {
     /// Decodes one block, with or without the Zobrist and material columns.
     pub fn block_opts(&self, block: usize, hashes: bool) -> Result<DecodedBlock> {
         let b = self.block_entry(block, None)?;
-        let decoded = decode_block_opts(&b.data, b.raw_len.to_native() as usize, hashes)
+        let decoded = decode_block_opts(b.data, b.raw_len as usize, hashes)
             .ok_or_else(|| self.corrupt("undecodable position block"))?;
-        if decoded.positions.len() != b.positions.to_native() as usize {
+        if decoded.positions.len() != b.positions as usize {
             return Err(self.corrupt("position block has the wrong length"));
         }
         Ok(decoded)
@@ -731,7 +583,7 @@ impl Segment {
         let i = local as usize;
         let block = g.block.get(i).ok_or_else(|| self.corrupt("no such game"))?;
         let mut decoded = self.block(block.to_native() as usize)?;
-        let (first, _) = self.block_start(block.to_native() as usize);
+        let (first, _) = self.block_start(block.to_native() as usize)?;
         let start = (g.pos_start[i].to_native() - first) as usize;
         let end = (g.pos_start[i + 1].to_native() - first) as usize;
         if end > decoded.positions.len() || start > end {
@@ -790,18 +642,24 @@ impl Segment {
     }
 
     /// A position block's entry, its data checked against its checksum.
-    fn block_entry(&self, block: usize, ahead: Option<&mut Ahead>) -> Result<&ArchivedBlockEntry> {
+    fn block_entry(&self, block: usize, ahead: Option<&mut Ahead>) -> Result<BlockRef<'_>> {
+        self.parts(&[Part::BlockTable])?;
         let d = self.data();
         let b = d
             .blocks
             .get(block)
             .ok_or_else(|| self.corrupt("block index out of range"))?;
+        let data = self.blob(&b.data, "position block")?;
         match ahead {
-            Some(a) => self.file.will_need_in_order(&b.data, a),
-            None => self.file.will_need(&b.data),
+            Some(a) => self.file.will_need_in_order(data, a),
+            None => self.file.will_need(data),
         }
-        self.check_blob(&b.data, d.block_crcs.get(block), "position block")?;
-        Ok(b)
+        self.check_blob(data, d.block_crcs.get(block), "position block")?;
+        Ok(BlockRef {
+            data,
+            raw_len: b.raw_len.to_native(),
+            positions: b.positions.to_native(),
+        })
     }
 
     /// A text chunk, checked and decompressed.
@@ -881,39 +739,10 @@ impl Segment {
         self.file.verify(&self.path)
     }
 
-    /// Decompresses block `block` for [`Segment::for_each_game_in`], into `raw` (a previous
-    /// block's buffer, reused).
-    fn block_cache(
-        &self,
-        block: u32,
-        mut raw: Vec<u8>,
-        ahead: Option<&mut Ahead>,
-    ) -> Result<BlockCache> {
-        let b = self.block_entry(block as usize, ahead)?;
-        decompress_block_into(&b.data, b.raw_len.to_native() as usize, &mut raw)
-            .ok_or_else(|| self.corrupt("undecodable position block"))?;
-        let view =
-            BlockView::parse(&raw).ok_or_else(|| self.corrupt("undecodable position block"))?;
-        if view.len() != b.positions.to_native() as usize {
-            return Err(self.corrupt("position block has the wrong length"));
-        }
-        let (comments, nags) = view
-            .notes()
-            .ok_or_else(|| self.corrupt("undecodable position block"))?;
-        let (first_position, first_game) = self.block_start(block as usize);
-        Ok(BlockCache {
-            block,
-            raw,
-            first_position,
-            first_game,
-            notes: Notes { comments, nags },
-        })
-    }
-
     /// Byte sizes of the segment's parts: (position blocks, game text, bitmaps, other).
     pub fn size_breakdown(&self) -> [u64; 4] {
         let d = self.data();
-        let blocks: u64 = d.blocks.iter().map(|b| b.data.len() as u64).sum();
+        let blocks: u64 = d.blocks.iter().map(|b| b.data.blob_len()).sum();
         // Lengths from the headers, unchecked: a size to report, not data to read.
         let text: u64 = d.text_chunks.iter().map(BlobLen::blob_len).sum();
         let bitmaps: u64 = d.bitmap_blobs.iter().map(BlobLen::blob_len).sum();
@@ -927,123 +756,9 @@ impl Segment {
     }
 }
 
-/// Cross-checks what the archive's structure cannot: column lengths and indexes between columns,
-/// so that later reads can index without panicking even on a file a buggy writer produced.
-fn check_consistency(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
-    check_lengths(d)?;
-    [Part::Starts, Part::Blocks, Part::Text]
-        .into_iter()
-        .try_for_each(|p| check_part(d, p))
-}
-
-/// The lengths of the columns and tables against each other (read from their headers only).
-fn check_lengths(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
-    let g = &d.games;
-    let n = g.result.len();
-    let lens = [
-        g.block.len(),
-        g.text_chunk.len(),
-        g.text_offset.len(),
-        g.text_len.len(),
-        g.file.len(),
-        g.line.len(),
-        g.byte_offset.len(),
-        g.year.len(),
-        g.eco.len(),
-        g.white_elo.len(),
-        g.black_elo.len(),
-        g.issues.len(),
-        g.detached_variations.len(),
-    ];
-    if lens.iter().any(|&l| l != n) || g.pos_start.len() != n + 1 {
-        return Err("game columns of different lengths".into());
-    }
-    if d.bitmap_keys.len() != d.bitmap_blobs.len() {
-        return Err("bitmap keys and blobs differ in number".into());
-    }
-    if d.block_crcs.len() != d.blocks.len()
-        || d.text_crcs.len() != d.text_chunks.len()
-        || d.bitmap_crcs.len() != d.bitmap_blobs.len()
-    {
-        return Err("checksums and parts differ in number".into());
-    }
-    Ok(())
-}
-
-/// What one part's values must satisfy (lengths are checked at open): game ranges in order,
-/// games inside their blocks, text chunks that exist.
-fn check_part(d: &ArchivedSegmentView, part: Part) -> std::result::Result<(), String> {
-    let g = &d.games;
-    match part {
-        Part::Head | Part::Attributes | Part::TextTable => Ok(()),
-        Part::Starts => {
-            if g.pos_start
-                .windows(2)
-                .any(|w| w[0].to_native() > w[1].to_native())
-            {
-                return Err("game position ranges out of order".into());
-            }
-            Ok(())
-        }
-        Part::Blocks => {
-            for i in 0..g.result.len() {
-                let block = d
-                    .blocks
-                    .get(g.block[i].to_native() as usize)
-                    .ok_or("game points at a missing block")?;
-                let first = block.first_position.to_native();
-                let end = first.saturating_add(block.positions.to_native());
-                if g.pos_start[i].to_native() < first || g.pos_start[i + 1].to_native() > end {
-                    return Err("game positions outside their block".into());
-                }
-            }
-            Ok(())
-        }
-        Part::Text => {
-            if g.text_chunk
-                .iter()
-                .any(|c| c.to_native() as usize >= d.text_chunks.len())
-            {
-                return Err("game points at a missing text chunk".into());
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Whether a visit of `only` (all: `None`) reads most of a segment's `games`, in order: then
-/// the blocks and text it reads are asked for ahead, a window at a time.
-fn in_order(only: Option<&RoaringBitmap>, games: u32) -> bool {
-    only.is_none_or(|s| s.len().saturating_mul(2) >= u64::from(games))
-}
-
-/// Reading ahead through blocks and text chunks, each a run of parts in file order.
-struct VisitAhead {
-    blocks: Option<Ahead>,
-    text: Option<Ahead>,
-}
-
-impl VisitAhead {
-    fn new(in_order: bool) -> Self {
-        Self {
-            blocks: in_order.then(Ahead::default),
-            text: in_order.then(Ahead::default),
-        }
-    }
-}
-
-/// A decompressed block kept while its games are read.
-struct BlockCache {
-    block: u32,
-    raw: Vec<u8>,
-    first_position: u32,
-    /// The block's first game (segment-local).
-    first_game: u32,
-    notes: Notes,
-}
-
-/// A block's comments and NAGs (positions block-local).
-struct Notes {
-    comments: Vec<CommentRef>,
-    nags: Vec<NagRef>,
+/// A position block's checked data and what its entry says of it.
+struct BlockRef<'a> {
+    data: &'a [u8],
+    raw_len: u32,
+    positions: u32,
 }

@@ -4,13 +4,13 @@
 //! game read (and kept in memory, as mapped pages) before a query touched anything, so a count
 //! answered from one bitmap cost memory in proportion to the whole database. A segment now
 //! ends with a small table of per-part checksums, after its archive: the head (names, counts,
-//! the block table, problems) is checked at open, and each group of game columns when first
-//! read. A file without the table (written before it) is checked whole at open, as before.
+//! problems) is checked at open, and each group of game columns when first read. A file without the table (written before it) is checked whole at open, as before.
 //!
 //! The bitmap directory (each bitmap's key, length and checksum: some 20 bytes a bitmap, tens
 //! of thousands of bitmaps a segment) is checked in chunks of [`KEY_CHUNK`] entries, each when
-//! a lookup first lands in it, and the text chunks' table with the first text read. A table of
-//! the first version ([`MAGIC_V1`]) keeps both in the head, checked at open.
+//! a lookup first lands in it; the text chunks' table with the first text read, the block
+//! table with the first block. A table of the first version ([`MAGIC_V1`]) keeps all three in
+//! the head, checked at open.
 //!
 //! Table layout (little-endian), the payload's last bytes: one CRC per [`Part`] in order, the
 //! number of detached variations (what `info` would otherwise read a whole column for), the
@@ -37,7 +37,7 @@ pub const KEY_CHUNK: usize = 512;
 /// The parts checked on their own.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Part {
-    /// Names, counts, the block table, problems (at open).
+    /// Names, counts, problems (at open).
     Head,
     /// Each game's first position (every index scan).
     Starts,
@@ -49,15 +49,18 @@ pub enum Part {
     Attributes,
     /// The text chunks' lengths and checksums (in the head in a version-1 table).
     TextTable,
+    /// The position blocks' entries and checksums (in the head in a version-1 table).
+    BlockTable,
 }
 
-const PARTS: [Part; 6] = [
+const PARTS: [Part; 7] = [
     Part::Head,
     Part::Starts,
     Part::Blocks,
     Part::Text,
     Part::Attributes,
     Part::TextTable,
+    Part::BlockTable,
 ];
 
 /// Parts of a version-1 table (no text table of its own).
@@ -160,25 +163,29 @@ macro_rules! digest_part {
                 }
                 h.column(&d.text_crcs.le_bytes());
             }
+            Part::BlockTable => {
+                for b in d.blocks.iter() {
+                    for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
+                        h.value(Native::native(v));
+                    }
+                    h.value(BlobLen::blob_len(&b.data));
+                }
+                h.column(&d.block_crcs.le_bytes());
+            }
         }
         h.finish()
     }};
 }
 
-/// The head's share of the tables in a version-2 table: the block table whole (a few entries a
-/// segment), the text and bitmap tables by their sizes alone.
+/// The head's share of the tables in a version-2 table: the block, text and bitmap tables by
+/// their sizes alone.
 macro_rules! digest_head_tables {
     ($h:expr, $d:expr) => {{
         let h = &mut $h;
         let d = $d;
-        h.value(d.blocks.len() as u64);
-        for b in d.blocks.iter() {
-            for v in [b.first_position, b.positions, b.first_game, b.raw_len] {
-                h.value(Native::native(v));
-            }
-            h.value(b.data.len() as u64);
-        }
         for n in [
+            d.blocks.len(),
+            d.block_crcs.len(),
             d.text_chunks.len(),
             d.text_crcs.len(),
             d.bitmap_keys.len(),
@@ -196,7 +203,6 @@ macro_rules! digest_head_tables {
             h.column(is.message.as_bytes());
         }
         h.value(Native::native(d.variations));
-        h.column(&d.block_crcs.le_bytes());
     }};
 }
 
@@ -336,7 +342,9 @@ pub const ALL: u8 = (1 << PARTS.len()) - 1;
 pub fn checked_at_open(table: Option<&Table>) -> u8 {
     match table.map(|t| &t.directory) {
         None => ALL,
-        Some(Directory::InHead) => Part::Head.bit() | Part::TextTable.bit(),
+        Some(Directory::InHead) => {
+            Part::Head.bit() | Part::TextTable.bit() | Part::BlockTable.bit()
+        }
         Some(Directory::Chunked(_)) => Part::Head.bit(),
     }
 }
@@ -374,9 +382,9 @@ impl Segment {
             if self.checked_parts.load(Ordering::Acquire) & part.bit() != 0 {
                 continue;
             }
-            // Blocks are checked against the games' first positions.
+            // Blocks are checked against the games' first positions and the block table.
             if part == Part::Blocks {
-                self.parts(&[Part::Starts])?;
+                self.parts(&[Part::Starts, Part::BlockTable])?;
             }
             let d = self.data();
             let Some(table) = &self.table else {
@@ -385,7 +393,7 @@ impl Segment {
             if !part_matches(d, part, table) {
                 return Err(self.corrupt(&format!("checksum mismatch (segment {part:?})")));
             }
-            super::check_part(d, part).map_err(|e| self.corrupt(&e))?;
+            check_part(d, part).map_err(|e| self.corrupt(&e))?;
             self.checked_parts.fetch_or(part.bit(), Ordering::AcqRel);
         }
         Ok(())
@@ -416,5 +424,89 @@ impl Segment {
             word.fetch_or(bit, Ordering::AcqRel);
         }
         Ok(())
+    }
+}
+
+/// Cross-checks what the archive's structure cannot: column lengths and indexes between columns,
+/// so that later reads can index without panicking even on a file a buggy writer produced.
+pub(super) fn check_consistency(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
+    check_lengths(d)?;
+    [Part::Starts, Part::Blocks, Part::Text]
+        .into_iter()
+        .try_for_each(|p| check_part(d, p))
+}
+
+/// The lengths of the columns and tables against each other (read from their headers only).
+pub(super) fn check_lengths(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
+    let g = &d.games;
+    let n = g.result.len();
+    let lens = [
+        g.block.len(),
+        g.text_chunk.len(),
+        g.text_offset.len(),
+        g.text_len.len(),
+        g.file.len(),
+        g.line.len(),
+        g.byte_offset.len(),
+        g.year.len(),
+        g.eco.len(),
+        g.white_elo.len(),
+        g.black_elo.len(),
+        g.issues.len(),
+        g.detached_variations.len(),
+    ];
+    if lens.iter().any(|&l| l != n) || g.pos_start.len() != n + 1 {
+        return Err("game columns of different lengths".into());
+    }
+    if d.bitmap_keys.len() != d.bitmap_blobs.len() {
+        return Err("bitmap keys and blobs differ in number".into());
+    }
+    if d.block_crcs.len() != d.blocks.len()
+        || d.text_crcs.len() != d.text_chunks.len()
+        || d.bitmap_crcs.len() != d.bitmap_blobs.len()
+    {
+        return Err("checksums and parts differ in number".into());
+    }
+    Ok(())
+}
+
+/// What one part's values must satisfy (lengths are checked at open): game ranges in order,
+/// games inside their blocks, text chunks that exist.
+pub(super) fn check_part(d: &ArchivedSegmentView, part: Part) -> std::result::Result<(), String> {
+    let g = &d.games;
+    match part {
+        Part::Head | Part::Attributes | Part::TextTable | Part::BlockTable => Ok(()),
+        Part::Starts => {
+            if g.pos_start
+                .windows(2)
+                .any(|w| w[0].to_native() > w[1].to_native())
+            {
+                return Err("game position ranges out of order".into());
+            }
+            Ok(())
+        }
+        Part::Blocks => {
+            for i in 0..g.result.len() {
+                let block = d
+                    .blocks
+                    .get(g.block[i].to_native() as usize)
+                    .ok_or("game points at a missing block")?;
+                let first = block.first_position.to_native();
+                let end = first.saturating_add(block.positions.to_native());
+                if g.pos_start[i].to_native() < first || g.pos_start[i + 1].to_native() > end {
+                    return Err("game positions outside their block".into());
+                }
+            }
+            Ok(())
+        }
+        Part::Text => {
+            if g.text_chunk
+                .iter()
+                .any(|c| c.to_native() as usize >= d.text_chunks.len())
+            {
+                return Err("game points at a missing text chunk".into());
+            }
+            Ok(())
+        }
     }
 }

@@ -15,11 +15,22 @@
 
 use rkyv::Archive;
 
-use super::{BlockEntry, GameColumns, IssueRecord};
+use super::{GameColumns, IssueRecord};
 
 /// An archived `Vec<u8>`'s header as bytes: a little-endian `i32` offset from the header's own
 /// address, then a little-endian `u32` length (rkyv's default 32-bit relative pointers).
 pub type BlobHeader = [u8; 8];
+
+/// A position block's entry as read: [`BlockEntry`](super::BlockEntry) with its data's header
+/// as bytes (the block table is checked as a part, not entry by entry at open).
+#[derive(Archive)]
+pub(super) struct BlockEntryView {
+    pub first_position: u32,
+    pub positions: u32,
+    pub first_game: u32,
+    pub raw_len: u32,
+    pub data: BlobHeader,
+}
 
 /// [`SegmentData`](super::SegmentData) as read: same fields, same order.
 #[derive(Archive)]
@@ -27,7 +38,7 @@ pub type BlobHeader = [u8; 8];
 pub(super) struct SegmentView {
     pub files: Vec<String>,
     pub games: GameColumns,
-    pub blocks: Vec<BlockEntry>,
+    pub blocks: Vec<BlockEntryView>,
     pub text_chunks: Vec<BlobHeader>,
     pub bitmap_keys: Vec<u64>,
     pub bitmap_blobs: Vec<BlobHeader>,
@@ -85,7 +96,7 @@ impl BlobLen for BlobHeader {
 mod tests {
     use std::mem::{offset_of, size_of};
 
-    use super::super::{ArchivedSegmentData, SegmentData};
+    use super::super::{ArchivedBlockEntry, ArchivedSegmentData, BlockEntry, SegmentData};
     use super::*;
 
     #[test]
@@ -117,6 +128,20 @@ mod tests {
             bitmap_crcs,
             meta_crc
         );
+        assert_eq!(
+            size_of::<ArchivedBlockEntryView>(),
+            size_of::<ArchivedBlockEntry>()
+        );
+        macro_rules! same_block_offset {
+            ($($f:ident),*) => {$(
+                assert_eq!(
+                    offset_of!(ArchivedBlockEntryView, $f),
+                    offset_of!(ArchivedBlockEntry, $f),
+                    stringify!($f)
+                );
+            )*};
+        }
+        same_block_offset!(first_position, positions, first_game, raw_len, data);
     }
 
     #[test]
@@ -125,7 +150,16 @@ mod tests {
         let data = SegmentData {
             files: vec!["a.pgn".into()],
             games: GameColumns::default(),
-            blocks: Vec::new(),
+            blocks: blobs
+                .iter()
+                .map(|b| BlockEntry {
+                    first_position: 1,
+                    positions: 2,
+                    first_game: 3,
+                    raw_len: 4,
+                    data: b.clone(),
+                })
+                .collect(),
             text_chunks: blobs.iter().rev().cloned().collect(),
             bitmap_keys: (0..40).collect(),
             bitmap_blobs: blobs.clone(),
@@ -144,6 +178,9 @@ mod tests {
             assert_eq!(view.bitmap_blobs[i].blob_len(), b.len() as u64);
             let t = &view.text_chunks[blobs.len() - 1 - i];
             assert_eq!(blob_at(&bytes, t), Some(b.as_slice()));
+            let block = &view.blocks[i];
+            assert_eq!(blob_at(&bytes, &block.data), Some(b.as_slice()));
+            assert_eq!(block.raw_len.to_native(), 4);
         }
         // A header outside the archive, or pointing past its end, resolves to nothing.
         let mut bad = [0u8; 8];
