@@ -105,17 +105,7 @@ pub const MIN_BOARD_REPEATS: usize = 8;
 impl BitmapKey {
     /// True for keys whose bitmap is over games rather than positions.
     pub fn is_game_key(&self) -> bool {
-        matches!(
-            self,
-            Self::Result(_)
-                | Self::ResultTag(_)
-                | Self::Year(_)
-                | Self::YearOutside
-                | Self::Eco(_)
-                | Self::EloBand(..)
-                | Self::EloOutside(_)
-                | Self::TagValue(_)
-        )
+        self.kind() == KeyKind::Games
     }
 
     /// The bitmap of the positions whose move on `side` has `feature`.

@@ -111,6 +111,20 @@ struct SegmentData {
     meta_crc: u32,
 }
 
+/// Feeds a segment's problems to digest `$h` (`$d` the writer's data or the reader's view).
+macro_rules! digest_issues {
+    ($h:expr, $d:expr) => {{
+        $h.value($d.issues.len() as u64);
+        for is in $d.issues.iter() {
+            for v in [is.game, is.line, is.column] {
+                $h.value(Native::native(v));
+            }
+            $h.column(is.kind.as_bytes());
+            $h.column(is.message.as_bytes());
+        }
+    }};
+}
+
 /// Feeds the tables of blocks, text chunks and bitmaps, the problems, the variation count and
 /// the blobs' checksums to digest `$h`: the part of a segment's tables both digests share (the
 /// whole-table one below and the head's in `parts.rs`), in one order.
@@ -134,14 +148,7 @@ macro_rules! digest_tables {
         for b in d.bitmap_blobs.iter() {
             h.value($crate::segment::BlobLen::blob_len(b));
         }
-        h.value(d.issues.len() as u64);
-        for is in d.issues.iter() {
-            for v in [is.game, is.line, is.column] {
-                h.value(Native::native(v));
-            }
-            h.column(is.kind.as_bytes());
-            h.column(is.message.as_bytes());
-        }
+        digest_issues!(h, d);
         h.value(Native::native(d.variations));
         h.column(&d.block_crcs.le_bytes());
         h.column(&d.text_crcs.le_bytes());

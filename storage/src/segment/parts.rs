@@ -194,14 +194,7 @@ macro_rules! digest_head_tables {
         ] {
             h.value(n as u64);
         }
-        h.value(d.issues.len() as u64);
-        for is in d.issues.iter() {
-            for v in [is.game, is.line, is.column] {
-                h.value(Native::native(v));
-            }
-            h.column(is.kind.as_bytes());
-            h.column(is.message.as_bytes());
-        }
+        digest_issues!(h, d);
         h.value(Native::native(d.variations));
     }};
 }
