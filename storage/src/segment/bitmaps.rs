@@ -11,6 +11,7 @@ use fixedbitset::FixedBitSet;
 use roaring::RoaringBitmap;
 
 use super::Segment;
+use super::parts::Half;
 use super::view::{self, BlobLen};
 use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
@@ -33,6 +34,7 @@ impl Segment {
         let Some(i) = self.bitmap_index(key)? else {
             return Ok(None);
         };
+        self.directory(i..i + 1, Half::Entries)?;
         let d = self.data();
         let header = d
             .bitmap_blobs
@@ -177,7 +179,7 @@ impl Segment {
         let n = keys.len();
         let from = keys.partition_point(|k| k.to_native() < first);
         let to = keys.partition_point(|k| k.to_native() <= last).max(from);
-        self.directory(from.saturating_sub(1)..(to + 1).min(n))?;
+        self.directory(from.saturating_sub(1)..(to + 1).min(n), Half::Keys)?;
         let key = |i: usize| keys[i].to_native();
         // The written keys ascend: checked neighbours that bracket the range prove it whole.
         // (One damaged key can only mislead a search to itself or beside it, inside the chunks
@@ -189,7 +191,7 @@ impl Segment {
         if !sound {
             // The searches were misled by a key outside the checked chunks: check them all,
             // which names the damage.
-            self.directory(0..n)?;
+            self.directory(0..n, Half::Keys)?;
             return Err(self.corrupt("bitmap keys out of order"));
         }
         Ok(from..to)
@@ -236,7 +238,8 @@ impl Segment {
     /// Every bitmap's key and byte size (the whole directory is checked).
     pub fn bitmap_keys(&self) -> Result<Vec<(BitmapKey, usize)>> {
         let d = self.data();
-        self.directory(0..d.bitmap_keys.len())?;
+        self.directory(0..d.bitmap_keys.len(), Half::Keys)?;
+        self.directory(0..d.bitmap_keys.len(), Half::Entries)?;
         Ok(d.bitmap_keys
             .iter()
             .zip(d.bitmap_blobs.iter())

@@ -232,7 +232,7 @@ pub struct Segment {
     /// again and again.
     verified_bitmaps: Box<[AtomicU64]>,
     /// One bit per chunk of the bitmap directory checked so far (see `parts.rs`).
-    verified_directory: Box<[AtomicU64]>,
+    verified_directory: [Box<[AtomicU64]>; 2],
     /// The material signatures its bitmaps are kept for, read from the keys on first use
     /// (every material query reads them all, on every segment).
     materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,

@@ -8,15 +8,15 @@
 //!
 //! The bitmap directory (each bitmap's key, length and checksum: some 20 bytes a bitmap, tens
 //! of thousands of bitmaps a segment) is checked in chunks of [`KEY_CHUNK`] entries, each when
-//! a lookup first lands in it; the text chunks' table with the first text read, the block
+//! a lookup first lands in it, the keys apart from the lengths and checksums ([`Half`]); the text chunks' table with the first text read, the block
 //! table with the first block. A table of the first version ([`MAGIC_V1`]) keeps all three in
 //! the head, checked at open.
 //!
 //! Table layout (little-endian), the payload's last bytes: one CRC per [`Part`] in order, the
 //! number of detached variations (what `info` would otherwise read a whole column for), the
 //! segment's [`SegmentLayout`] (20 numbers), the length and CRC of the text dictionary (stored
-//! between the archive and the table; length 0 without one), one CRC per directory chunk and
-//! their number, the archive's length, a CRC-32 of those bytes,
+//! between the archive and the table; length 0 without one), two CRCs per directory chunk (its
+//! keys, its lengths and checksums) and the number of chunks, the archive's length, a CRC-32 of those bytes,
 //! and the magic `CQLPART2`. Version 1: five part CRCs (no text table), no chunks.
 
 use std::ops::Range;
@@ -71,8 +71,8 @@ const PARTS_V1: usize = 5;
 pub enum Directory {
     /// With the head, at open (a version-1 table).
     InHead,
-    /// The text table as its own part; the bitmap directory by chunks, one CRC each.
-    Chunked(Vec<u32>),
+    /// The text table as its own part; the bitmap directory by chunks, a CRC for each half.
+    Chunked(Vec<[u32; 2]>),
 }
 
 /// What a segment's table records.
@@ -199,17 +199,32 @@ macro_rules! digest_head_tables {
     }};
 }
 
-/// Feeds the directory entries `$r` (keys, blob lengths, checksums) to a digest.
+/// The two halves of a directory chunk, checked apart: listing the keys of a kind (every
+/// material signature of a segment, for a material test) needs the keys alone, reading a bitmap
+/// its length and checksum too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Half {
+    /// The keys.
+    Keys,
+    /// Each bitmap's length and checksum.
+    Entries,
+}
+
+/// Feeds one half of the directory entries `$r` to a digest.
 macro_rules! digest_key_chunk {
-    ($d:expr, $r:expr) => {{
+    ($d:expr, $r:expr, $half:expr) => {{
         let d = $d;
         let r: Range<usize> = $r;
         let mut h = Digest::new();
-        h.column(&d.bitmap_keys[r.clone()].le_bytes());
-        for b in d.bitmap_blobs[r.clone()].iter() {
-            h.value(BlobLen::blob_len(b));
+        match $half {
+            Half::Keys => h.column(&d.bitmap_keys[r].le_bytes()),
+            Half::Entries => {
+                for b in d.bitmap_blobs[r.clone()].iter() {
+                    h.value(BlobLen::blob_len(b));
+                }
+                h.column(&d.bitmap_crcs[r].le_bytes());
+            }
         }
-        h.column(&d.bitmap_crcs[r].le_bytes());
         h.finish()
     }};
 }
@@ -238,7 +253,9 @@ pub fn table(data: &SegmentData, archive_len: u64, dictionary: &[u8]) -> Vec<u8>
     let n = data.bitmap_keys.len();
     let chunks = n.div_ceil(KEY_CHUNK);
     for c in 0..chunks {
-        out.extend_from_slice(&digest_key_chunk!(data, chunk_range(c, n)).to_le_bytes());
+        for half in [Half::Keys, Half::Entries] {
+            out.extend_from_slice(&digest_key_chunk!(data, chunk_range(c, n), half).to_le_bytes());
+        }
     }
     out.extend_from_slice(&(chunks as u32).to_le_bytes());
     out.extend_from_slice(&archive_len.to_le_bytes());
@@ -268,7 +285,7 @@ pub fn read_table(payload: &[u8]) -> Option<Table> {
     // Parts, detached, [layout, dictionary length and CRC, chunks, their number,] archive
     // length, CRC, magic.
     let v2_bytes = if magic == MAGIC_V2 {
-        layout::ENCODED_VALUES * 8 + 12 + chunks * 4 + 4
+        layout::ENCODED_VALUES * 8 + 12 + chunks * 8 + 4
     } else {
         0
     };
@@ -300,7 +317,7 @@ pub fn read_table(payload: &[u8]) -> Option<Table> {
         (
             Directory::Chunked(
                 (0..chunks)
-                    .map(|c| le32(t, chunks_at + c * 4))
+                    .map(|c| Some([le32(t, chunks_at + c * 8)?, le32(t, chunks_at + c * 8 + 4)?]))
                     .collect::<Option<_>>()?,
             ),
             Some(SegmentLayout::decode(t.get(at + 8..dict_at)?, end as u64)?),
@@ -342,8 +359,12 @@ pub fn checked_at_open(table: Option<&Table>) -> u8 {
     }
 }
 
-/// One bit per directory chunk, set once checked; all set when the head covered them.
-pub fn directory_bits(table: Option<&Table>, keys: usize) -> Box<[AtomicU64]> {
+/// One bit per directory chunk and half, set once checked; all set when the head covered them.
+pub fn directory_bits(table: Option<&Table>, keys: usize) -> [Box<[AtomicU64]>; 2] {
+    [half_bits(table, keys), half_bits(table, keys)]
+}
+
+fn half_bits(table: Option<&Table>, keys: usize) -> Box<[AtomicU64]> {
     let chunks = keys.div_ceil(KEY_CHUNK);
     let all = !matches!(table.map(|t| &t.directory), Some(Directory::Chunked(_)));
     (0..chunks.div_ceil(64))
@@ -392,9 +413,9 @@ impl Segment {
         Ok(())
     }
 
-    /// Checks the directory chunks holding entries `entries` (each chunk once per opened
-    /// segment).
-    pub(super) fn directory(&self, entries: Range<usize>) -> Result<()> {
+    /// Checks one half of the directory chunks holding entries `entries` (each chunk once per
+    /// opened segment).
+    pub(super) fn directory(&self, entries: Range<usize>, half: Half) -> Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
@@ -403,15 +424,16 @@ impl Segment {
         let first = entries.start / KEY_CHUNK;
         let last = (entries.end.min(n).max(1) - 1) / KEY_CHUNK;
         for c in first..=last {
-            let (word, bit) = (&self.verified_directory[c / 64], 1u64 << (c % 64));
+            let bits = &self.verified_directory[half as usize];
+            let (word, bit) = (&bits[c / 64], 1u64 << (c % 64));
             if word.load(Ordering::Acquire) & bit != 0 {
                 continue;
             }
             let recorded = match self.table.as_ref().map(|t| &t.directory) {
-                Some(Directory::Chunked(crcs)) => crcs.get(c).copied(),
+                Some(Directory::Chunked(crcs)) => crcs.get(c).map(|pair| pair[half as usize]),
                 _ => None,
             };
-            if recorded != Some(digest_key_chunk!(d, chunk_range(c, n))) {
+            if recorded != Some(digest_key_chunk!(d, chunk_range(c, n), half)) {
                 return Err(self.corrupt("checksum mismatch (bitmap directory)"));
             }
             word.fetch_or(bit, Ordering::AcqRel);
