@@ -16,8 +16,10 @@
 //! number of detached variations (what `info` would otherwise read a whole column for), the
 //! segment's [`SegmentLayout`] (20 numbers), the length and CRC of the text dictionary (stored
 //! between the archive and the table; length 0 without one), two CRCs per directory chunk (its
-//! keys, its lengths and checksums) and the number of chunks, the archive's length, a CRC-32 of those bytes,
-//! and the magic `CQLPART2`. Version 1: five part CRCs (no text table), no chunks.
+//! keys, its lengths and checksums) and the number of chunks, the archive's length, a CRC-32
+//! of those bytes, and the magic `CQLPART2`. Version 1: five part CRCs (no text or block
+//! table), no chunks. Any change to this layout takes a new magic (a reader must tell every
+//! version it meets from damage).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
