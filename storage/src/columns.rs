@@ -619,15 +619,20 @@ pub fn compress(data: &[u8], level: i32) -> Vec<u8> {
         let Some((_, c)) = list.iter_mut().find(|(l, _)| *l == level) else {
             return zstd::bulk::compress(data, level).unwrap_or_default();
         };
-        OUT_SCRATCH.with(|out| {
-            let mut out = out.borrow_mut();
-            out.clear();
-            out.reserve(zstd::zstd_safe::compress_bound(data.len()));
-            match c.compress_to_buffer(data, &mut *out) {
-                Ok(_) => out.as_slice().to_vec(),
-                Err(_) => zstd::bulk::compress(data, level).unwrap_or_default(),
-            }
-        })
+        in_scratch(data.len(), |out| c.compress_to_buffer(data, out).is_ok())
+            .unwrap_or_else(|| zstd::bulk::compress(data, level).unwrap_or_default())
+    })
+}
+
+/// Runs `fill` on this thread's output buffer, emptied and with room for the compressed form of
+/// `len` bytes, and copies out what it wrote (`None` if it failed): see [`compress`] for why
+/// the buffer is kept.
+pub(crate) fn in_scratch(len: usize, fill: impl FnOnce(&mut Vec<u8>) -> bool) -> Option<Vec<u8>> {
+    OUT_SCRATCH.with(|out| {
+        let mut out = out.try_borrow_mut().ok()?;
+        out.clear();
+        out.reserve(zstd::zstd_safe::compress_bound(len));
+        fill(&mut out).then(|| out.as_slice().to_vec())
     })
 }
 

@@ -118,16 +118,16 @@ impl Map {
     /// Asks the kernel to read `bytes` (a part of this map about to be read whole, such as a
     /// position block) ahead, in one request rather than page by page.
     pub fn will_need(&self, bytes: &[u8]) {
-        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize) else {
+        let Some(offset) = self.offset_of(bytes) else {
             return;
         };
-        if bytes.is_empty() || offset + bytes.len() > self.map.len() {
+        let page = page_size();
+        // Advice needs a page-aligned start. A part within one page is read by its one fault:
+        // the advice would only add a system call.
+        let aligned = offset - offset % page;
+        if bytes.len() + (offset - aligned) <= page {
             return;
         }
-        // Advice needs a page-aligned start.
-        // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-        let aligned = offset - offset % page.max(1);
         let _ = self.map.advise_range(
             memmap2::Advice::WillNeed,
             aligned,
@@ -140,16 +140,22 @@ impl Map {
     /// part would be its own read from disk, so a window of [`AHEAD`] bytes from it is asked
     /// for at once, and again when the reads pass its end.
     pub fn will_need_in_order(&self, bytes: &[u8], ahead: &mut Ahead) {
-        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize) else {
+        let Some(offset) = self.offset_of(bytes) else {
             return;
         };
-        let end = offset.saturating_add(bytes.len());
-        if end <= ahead.until || end > self.map.len() {
+        let end = offset + bytes.len();
+        if end <= ahead.until {
             return;
         }
         let until = end.max(offset.saturating_add(AHEAD)).min(self.map.len());
         self.will_need(&self.map[offset..until]);
         ahead.until = until;
+    }
+
+    /// Where `bytes`, a non-empty part of this map, starts in it (`None` for anything else).
+    fn offset_of(&self, bytes: &[u8]) -> Option<usize> {
+        let offset = (bytes.as_ptr() as usize).checked_sub(self.map.as_ptr() as usize)?;
+        (!bytes.is_empty() && offset.checked_add(bytes.len())? <= self.map.len()).then_some(offset)
     }
 
     /// Whether a page of this map was found missing (its file shrank).
@@ -158,6 +164,19 @@ impl Map {
             .and_then(|s| TABLE.get(s))
             .is_some_and(|s| s.shrunk.load(Ordering::Acquire))
     }
+}
+
+/// The system's page size (read once).
+fn page_size() -> usize {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PAGE.get_or_init(|| {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(page)
+            .ok()
+            .filter(|&p| p > 0)
+            .unwrap_or(4096)
+    })
 }
 
 /// Bytes read ahead at once through parts read in order.

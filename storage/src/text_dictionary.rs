@@ -80,17 +80,17 @@ impl TextDictionary {
         else {
             return crate::columns::compress(data, LEVEL);
         };
-        CONTEXT.with(|c| {
-            let mut c = c.borrow_mut();
-            let ctx = c.get_or_insert_with(CCtx::create);
-            let mut out = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
-            match ctx.compress_using_cdict(&mut out, data, cdict) {
-                Ok(_) => out,
-                // Unreachable with a buffer of the bound's size; a plain frame still reads back
-                // (the reader decompresses either with the dictionary).
-                Err(_) => crate::columns::compress(data, LEVEL),
-            }
-        })
+        CONTEXT
+            .with(|c| {
+                let mut c = c.borrow_mut();
+                let ctx = c.get_or_insert_with(CCtx::create);
+                crate::columns::in_scratch(data.len(), |out| {
+                    ctx.compress_using_cdict(out, data, cdict).is_ok()
+                })
+            })
+            // Unreachable with a buffer of the bound's size; a plain frame still reads back (frames
+            // name their dictionary, and a plain one names none).
+            .unwrap_or_else(|| crate::columns::compress(data, LEVEL))
     }
 
     /// Decompresses one frame made by [`Self::compress`] into `out` (contents replaced); a

@@ -327,9 +327,11 @@ pub fn read_table(payload: &[u8]) -> Option<Table> {
     } else {
         (Directory::InHead, None)
     };
-    let dictionary = (dict_len > 0)
-        .then(|| Some((archive_len..start, le32(t, dict_at + 8)?)))
-        .flatten();
+    let dictionary = if dict_len > 0 {
+        Some((archive_len..start, le32(t, dict_at + 8)?))
+    } else {
+        None
+    };
     Some(Table {
         crcs,
         detached: le64(t, at)?,
