@@ -13,7 +13,7 @@ use crate::text_dictionary::TextDictionary;
 use std::sync::Arc;
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
-const TEXT_LEVEL: i32 = 1;
+const TEXT_LEVEL: i32 = 2;
 
 /// Games per position block, the unit a reader decompresses to read one game's positions. A
 /// batch (the unit of parallel encoding and of bitmap run finding) holds several: 8-game

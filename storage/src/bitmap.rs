@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use shakmaty::Color;
 
+use crate::bitmap_pack::store_runs;
 use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
 use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, date_year, rating};
 
@@ -125,7 +126,7 @@ impl BitmapBuilder {
         let mut entries: Vec<(u64, Vec<u8>)> = self
             .other
             .into_iter()
-            .map(|(key, runs)| (key, serialize_runs_with(&runs, &mut buffers)))
+            .map(|(key, runs)| (key, store_runs(&runs, &mut buffers)))
             .collect();
         let mut scratch = Vec::new();
         for slot in 0..DENSE_SLOTS {
@@ -136,7 +137,7 @@ impl BitmapBuilder {
                 }
             }
             if !scratch.is_empty() {
-                entries.push((slot_key(slot), serialize_runs_with(&scratch, &mut buffers)));
+                entries.push((slot_key(slot), store_runs(&scratch, &mut buffers)));
             }
         }
         entries.push((
@@ -194,7 +195,7 @@ pub fn board_bitmaps(boards: &[u64]) -> (Vec<u64>, Vec<Vec<u8>>) {
             covered.insert(pos as usize);
         }
         keys.push(group[0].0);
-        blobs.push(serialize_runs_with(&runs, &mut scratch));
+        blobs.push(store_runs(&runs, &mut scratch));
     }
     for (part, blob) in (0u32..).zip(crate::board_index::build(boards, &covered)) {
         keys.push(BitmapKey::BoardIndex(part).to_u64());
@@ -435,7 +436,9 @@ mod tests {
                     .collect();
                 match keys.binary_search(v) {
                     Ok(i) => {
-                        let got = RoaringBitmap::deserialize_from(blobs[i].as_slice()).unwrap();
+                        let blob = crate::bitmap_pack::unpack(&blobs[i], &mut RunScratch::default())
+                            .unwrap_or_else(|| blobs[i].clone());
+                        let got = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
                         prop_assert_eq!(got, want);
                     }
                     Err(_) => prop_assert!((want.len() as usize) < MIN_BOARD_REPEATS),

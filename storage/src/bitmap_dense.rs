@@ -139,6 +139,39 @@ pub(crate) fn and_not_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
     }
 }
 
+/// [`or_into`] for a bitmap given as runs (a packed blob's, `bitmap_pack.rs`): sorted,
+/// disjoint, half-open.
+pub(crate) fn or_runs(runs: &[(u32, u32)], dense: &mut FixedBitSet) {
+    let slice = dense.as_mut_slice();
+    for &(s, e) in runs {
+        set_bits(slice, s as usize, e as usize);
+    }
+    trim(dense);
+}
+
+/// [`and_into`] for a bitmap given as runs: the gaps between them are cleared.
+pub(crate) fn and_runs(runs: &[(u32, u32)], dense: &mut FixedBitSet) -> u64 {
+    let mut next = 0usize;
+    let mut kept = 0u64;
+    for &(s, e) in runs {
+        clear(dense, next, s as usize);
+        let to = (e as usize).min(dense.len());
+        if (s as usize) < to {
+            kept += dense.count_ones(s as usize..to) as u64;
+        }
+        next = e as usize;
+    }
+    clear(dense, next, dense.len());
+    kept
+}
+
+/// [`and_not_into`] for a bitmap given as runs.
+pub(crate) fn and_not_runs(runs: &[(u32, u32)], dense: &mut FixedBitSet) {
+    for &(s, e) in runs {
+        clear(dense, s as usize, e as usize);
+    }
+}
+
 /// The words of `slice` that hold the container starting at bit `base`.
 fn container_words(slice: &[usize], base: usize) -> (usize, usize) {
     let from = (base / WORD).min(slice.len());
@@ -308,10 +341,30 @@ mod tests {
             and_not_into(&parsed, &mut without);
             prop_assert_eq!(members(&without), &before - &b);
 
+            // The same from the bitmap's runs (a packed blob's reading).
+            let mut runs: Vec<(u32, u32)> = Vec::new();
+            for x in &b {
+                match runs.last_mut() {
+                    Some((_, e)) if *e == x => *e = x + 1,
+                    _ => runs.push((x, x + 1)),
+                }
+            }
+            let mut ored_runs = dense.clone();
+            or_runs(&runs, &mut ored_runs);
+            prop_assert_eq!(&ored_runs, &ored);
+            prop_assert_eq!(ored_runs.count_ones(..), ored.count_ones(..));
+            let mut without_runs = dense.clone();
+            and_not_runs(&runs, &mut without_runs);
+            prop_assert_eq!(&without_runs, &without);
+            let mut anded_runs = dense.clone();
+            let kept_runs = and_runs(&runs, &mut anded_runs);
+
             let mut anded = dense;
             let kept = and_into(&parsed, &mut anded);
             prop_assert_eq!(members(&anded), &before & &b);
             prop_assert_eq!(kept, (&before & &b).len());
+            prop_assert_eq!(&anded_runs, &anded);
+            prop_assert_eq!(kept_runs, kept);
         }
     }
 }

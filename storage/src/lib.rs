@@ -23,9 +23,11 @@
 
 pub mod batch;
 pub mod bitmap;
+pub mod bitmap_cache;
 pub mod bitmap_dense;
 pub mod bitmap_key;
 pub mod bitmap_lookup;
+pub mod bitmap_pack;
 pub mod board_index;
 pub mod catalog;
 pub mod check;

@@ -25,7 +25,7 @@ const MIN_SAMPLES: usize = 32;
 const MIN_BYTES: usize = 64 << 10;
 
 /// zstd level of text compressed with a dictionary (as without one).
-const LEVEL: i32 = 1;
+const LEVEL: i32 = 2;
 
 /// A trained dictionary, ready for compressing and decompressing.
 pub struct TextDictionary {

@@ -762,13 +762,13 @@ fn ingest(
         secs,
     )?;
     outln!(
-        "ratio (input MB/s, cqldb / baseline): {:.2} best of {} rounds, {:.2} median   [target >= 0.50]",
+        "ratio (input MB/s, cqldb / baseline): {:.2} best of {} rounds, {:.2} median   [target >= 0.50, goal 0.8]",
         base_secs / secs,
         times.len(),
         median(&base_times) / median(&times)
     );
     outln!(
-        "on disk: {} bytes, {:.2} bytes/position   [target <= 24]",
+        "on disk: {} bytes, {:.2} bytes/position   [target <= 16]",
         stats.bytes,
         stats.bytes as f64 / stats.positions.max(1) as f64
     );

@@ -13,8 +13,9 @@ use roaring::RoaringBitmap;
 use super::Segment;
 use super::parts::Half;
 use super::view::{self, BlobLen};
-use crate::bitmap::BitmapKey;
+use crate::bitmap::{BitmapKey, RunScratch};
 use crate::bitmap_lookup::StoredBitmap;
+use crate::bitmap_pack;
 use crate::board_index::{self, BoardIndexPart};
 use crate::error::Result;
 use crate::schema::MaterialSignature;
@@ -22,15 +23,66 @@ use crate::schema::MaterialSignature;
 impl Segment {
     /// The bitmap for a key (empty if no position or game has it).
     pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
-        match self.bitmap_blob(key)? {
-            Some(blob) => RoaringBitmap::deserialize_from(blob)
+        match self.read(key)? {
+            Some(Read::Roaring(blob)) => RoaringBitmap::deserialize_from(&blob[..])
                 .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
+            Some(Read::Runs(runs)) => Ok(from_runs(&runs)),
             None => Ok(RoaringBitmap::new()),
         }
     }
 
-    /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one).
+    /// The stored bytes of `key`'s bitmap, checked against their checksum (`None` without one):
+    /// packed or in roaring's format (see [`crate::bitmap_pack`]).
     pub fn bitmap_blob(&self, key: BitmapKey) -> Result<Option<&[u8]>> {
+        Ok(self.stored_blob(key)?.map(|(_, blob)| blob))
+    }
+
+    /// `key`'s bitmap in roaring's portable format: as stored, or unpacked (through the
+    /// process's cache, `bitmap_cache.rs`).
+    pub fn roaring_blob(&self, key: BitmapKey) -> Result<Option<RoaringBytes<'_>>> {
+        let Some((i, blob)) = self.stored_blob(key)? else {
+            return Ok(None);
+        };
+        self.unpacked(key, i, blob).map(Some)
+    }
+
+    /// `key`'s bitmap as the cheapest form to read: a packed blob without zstd as its runs
+    /// (decoding them costs less than a cache lookup), any other in roaring's format.
+    fn read(&self, key: BitmapKey) -> Result<Option<Read<'_>>> {
+        let Some((i, blob)) = self.stored_blob(key)? else {
+            return Ok(None);
+        };
+        if bitmap_pack::is_packed(blob) && !bitmap_pack::is_zstd(blob) {
+            return bitmap_pack::runs(blob)
+                .map(|r| Some(Read::Runs(r)))
+                .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: packed form unreadable")));
+        }
+        self.unpacked(key, i, blob).map(|b| Some(Read::Roaring(b)))
+    }
+
+    /// The roaring bytes of stored blob `i` (`key`'s).
+    fn unpacked<'s>(
+        &'s self,
+        key: BitmapKey,
+        i: usize,
+        blob: &'s [u8],
+    ) -> Result<RoaringBytes<'s>> {
+        if !bitmap_pack::is_packed(blob) {
+            return Ok(RoaringBytes::Stored(blob));
+        }
+        let unpack = || {
+            thread_local! {
+                static SCRATCH: std::cell::RefCell<RunScratch> = std::cell::RefCell::default();
+            }
+            SCRATCH.with(|s| bitmap_pack::unpack(blob, &mut s.borrow_mut()))
+        };
+        crate::bitmap_cache::get_or_unpack((self.uid, i as u32), unpack)
+            .map(RoaringBytes::Unpacked)
+            .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: packed form unreadable")))
+    }
+
+    /// The directory index and checked stored bytes of `key`'s bitmap.
+    fn stored_blob(&self, key: BitmapKey) -> Result<Option<(usize, &[u8])>> {
         let Some(i) = self.bitmap_index(key)? else {
             return Ok(None);
         };
@@ -52,17 +104,18 @@ impl Segment {
                 w.fetch_or(bit, Ordering::Relaxed);
             }
         }
-        Ok(Some(blob))
+        Ok(Some((i, blob)))
     }
 
     /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
     /// decoding the parts of it that `with` has nothing in (a small set against a dense
     /// bitmap reads a few of its containers).
     pub fn bitmap_and(&self, key: BitmapKey, with: &RoaringBitmap) -> Result<RoaringBitmap> {
-        match self.bitmap_blob(key)? {
-            Some(blob) => with
-                .intersection_with_serialized_unchecked(std::io::Cursor::new(blob))
+        match self.read(key)? {
+            Some(Read::Roaring(blob)) => with
+                .intersection_with_serialized_unchecked(std::io::Cursor::new(&blob[..]))
                 .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
+            Some(Read::Runs(runs)) => Ok(filter_runs(&runs, with)),
             None => Ok(RoaringBitmap::new()),
         }
     }
@@ -75,8 +128,9 @@ impl Segment {
         key: BitmapKey,
         candidates: &RoaringBitmap,
     ) -> Result<RoaringBitmap> {
-        match self.bitmap_blob(key)? {
-            Some(blob) => Ok(self.parsed(key, blob)?.filter(candidates)),
+        match self.read(key)? {
+            Some(Read::Roaring(blob)) => Ok(self.parsed(key, &blob)?.filter(candidates)),
+            Some(Read::Runs(runs)) => Ok(filter_runs(&runs, candidates)),
             None => Ok(RoaringBitmap::new()),
         }
     }
@@ -84,8 +138,12 @@ impl Segment {
     /// Adds the members of `key`'s bitmap to `dense`, a set over the segment's positions (or
     /// games), read from the stored bytes (see [`bitmap_dense`](crate::bitmap_dense)).
     pub fn bitmap_or_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
-        if let Some(blob) = self.bitmap_blob(key)? {
-            crate::bitmap_dense::or_into(&self.parsed(key, blob)?, dense);
+        match self.read(key)? {
+            Some(Read::Roaring(blob)) => {
+                crate::bitmap_dense::or_into(&self.parsed(key, &blob)?, dense)
+            }
+            Some(Read::Runs(runs)) => crate::bitmap_dense::or_runs(&runs, dense),
+            None => {}
         }
         Ok(())
     }
@@ -93,8 +151,11 @@ impl Segment {
     /// Keeps in `dense` only the members of `key`'s bitmap, read from the stored bytes; returns
     /// how many it keeps.
     pub fn bitmap_and_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<u64> {
-        Ok(match self.bitmap_blob(key)? {
-            Some(blob) => crate::bitmap_dense::and_into(&self.parsed(key, blob)?, dense),
+        Ok(match self.read(key)? {
+            Some(Read::Roaring(blob)) => {
+                crate::bitmap_dense::and_into(&self.parsed(key, &blob)?, dense)
+            }
+            Some(Read::Runs(runs)) => crate::bitmap_dense::and_runs(&runs, dense),
             None => {
                 dense.clear();
                 0
@@ -104,8 +165,12 @@ impl Segment {
 
     /// Removes from `dense` the members of `key`'s bitmap, read from the stored bytes.
     pub fn bitmap_and_not_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
-        if let Some(blob) = self.bitmap_blob(key)? {
-            crate::bitmap_dense::and_not_into(&self.parsed(key, blob)?, dense);
+        match self.read(key)? {
+            Some(Read::Roaring(blob)) => {
+                crate::bitmap_dense::and_not_into(&self.parsed(key, &blob)?, dense)
+            }
+            Some(Read::Runs(runs)) => crate::bitmap_dense::and_not_runs(&runs, dense),
+            None => {}
         }
         Ok(())
     }
@@ -160,7 +225,9 @@ impl Segment {
             .flatten()
             .and_then(|i| d.bitmap_blobs.get(i))
             .and_then(|h| view::blob_at(self.archive(), h))
-            .and_then(crate::bitmap_lookup::serialized_len)
+            .and_then(|b| {
+                bitmap_pack::packed_len(b).or_else(|| crate::bitmap_lookup::serialized_len(b))
+            })
             .unwrap_or(0)
     }
 
@@ -245,5 +312,78 @@ impl Segment {
             .zip(d.bitmap_blobs.iter())
             .filter_map(|(k, b)| Some((BitmapKey::from_u64(k.to_native())?, b.blob_len() as usize)))
             .collect())
+    }
+}
+
+/// A bitmap's bytes in roaring's portable format: borrowed from the file, or unpacked from its
+/// packed form (shared with the cache).
+pub enum RoaringBytes<'a> {
+    Stored(&'a [u8]),
+    Unpacked(std::sync::Arc<Vec<u8>>),
+}
+
+impl std::ops::Deref for RoaringBytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            RoaringBytes::Stored(b) => b,
+            RoaringBytes::Unpacked(b) => b,
+        }
+    }
+}
+
+/// A bitmap as [`Segment::read`] hands it over.
+enum Read<'a> {
+    Roaring(RoaringBytes<'a>),
+    /// Sorted, disjoint, half-open runs.
+    Runs(Vec<(u32, u32)>),
+}
+
+/// The bitmap of `runs` (sorted, disjoint, half-open).
+fn from_runs(runs: &[(u32, u32)]) -> RoaringBitmap {
+    let mut b = RoaringBitmap::new();
+    for &(s, e) in runs {
+        if e - s == 1 {
+            // Ascending: appended at the end without a search.
+            let _ = b.try_push(s);
+        } else {
+            b.insert_range(s..e);
+        }
+    }
+    b
+}
+
+/// The members of `candidates` in `runs` (sorted, disjoint, half-open): one pass over both.
+fn filter_runs(runs: &[(u32, u32)], candidates: &RoaringBitmap) -> RoaringBitmap {
+    let mut at = 0usize;
+    let kept = candidates.iter().filter(|&v| {
+        at += runs[at..].partition_point(|&(_, e)| e <= v);
+        runs.get(at).is_some_and(|&(s, _)| s <= v)
+    });
+    RoaringBitmap::from_sorted_iter(kept).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn runs_read_as_their_members(
+            parts in proptest::collection::vec((1u32..3000, 1u32..3000), 0..200),
+            candidates in proptest::collection::vec(0u32..700_000, 0..500),
+        ) {
+            let mut runs = Vec::new();
+            let mut end = 0;
+            for (gap, len) in parts {
+                runs.push((end + gap, end + gap + len));
+                end += gap + len;
+            }
+            let want: RoaringBitmap = runs.iter().flat_map(|&(s, e)| s..e).collect();
+            prop_assert_eq!(&from_runs(&runs), &want);
+            let candidates: RoaringBitmap = candidates.into_iter().collect();
+            prop_assert_eq!(filter_runs(&runs, &candidates), &candidates & &want);
+        }
     }
 }

@@ -192,6 +192,7 @@ mod layout;
 mod parts;
 mod view;
 mod visit;
+pub use bitmaps::RoaringBytes;
 pub use builder::SegmentBuilder;
 pub use layout::SegmentLayout;
 use parts::Part;
@@ -231,6 +232,8 @@ pub struct Segment {
     /// many queries (a benchmark, a server) stops paying the checksum for the bitmaps it reads
     /// again and again.
     verified_bitmaps: Box<[AtomicU64]>,
+    /// Names this open segment in the cache of unpacked bitmaps (see `bitmap_cache.rs`).
+    uid: u64,
     /// One bit per chunk of the bitmap directory checked so far (see `parts.rs`).
     verified_directory: [Box<[AtomicU64]>; 2],
     /// The material signatures its bitmaps are kept for, read from the keys on first use
@@ -342,6 +345,7 @@ impl Segment {
             table,
             checked_parts: AtomicU8::new(checked_parts),
             verified_bitmaps,
+            uid: crate::bitmap_cache::segment_uid(),
             verified_directory,
             materials: std::sync::OnceLock::new(),
             dictionary: std::sync::OnceLock::new(),

@@ -1,0 +1,154 @@
+//! Unpacked bitmaps kept for the next query, within a byte budget shared by the process.
+//!
+//! Why: a packed bitmap ([`crate::bitmap_pack`]) costs an unpacking on each read, and a
+//! process that answers many queries (a benchmark, the SQL session, a server) reads the same
+//! few bitmaps again and again. One cache for every open segment, so that the memory it takes
+//! does not grow with the number of segments: [`DEFAULT_BUDGET`], or `CQLDB_BITMAP_CACHE_MB`
+//! mebibytes from the environment (0 turns it off). The least recently read bitmaps leave
+//! first. Small bitmaps are not kept: unpacking them costs less than keeping them.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use rustc_hash::FxHashMap;
+
+/// The cache's size when the environment does not set one.
+pub const DEFAULT_BUDGET: usize = 64 << 20;
+
+/// Unpacked bitmaps smaller than this are not kept.
+const SMALLEST_KEPT: usize = 2048;
+
+/// A bitmap of one open segment: the segment's [`segment_uid`] and the bitmap's place in its
+/// directory.
+pub type CacheKey = (u64, u32);
+
+/// A number that names an open segment for the life of the process (two opens of one file get
+/// two: a replaced file never answers for its successor).
+pub fn segment_uid() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+struct Entry {
+    bytes: Arc<Vec<u8>>,
+    last_read: u64,
+}
+
+#[derive(Default)]
+struct Inner {
+    entries: FxHashMap<CacheKey, Entry>,
+    held: usize,
+    clock: u64,
+}
+
+struct Cache {
+    budget: usize,
+    inner: Mutex<Inner>,
+}
+
+static CACHE: LazyLock<Cache> = LazyLock::new(|| Cache {
+    budget: std::env::var("CQLDB_BITMAP_CACHE_MB")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(DEFAULT_BUDGET, |mb| mb.saturating_mul(1 << 20)),
+    inner: Mutex::new(Inner::default()),
+});
+
+/// The unpacked bytes under `key`, from the cache or made by `unpack` (then kept if they fit
+/// the budget). `None` when `unpack` fails.
+pub fn get_or_unpack(
+    key: CacheKey,
+    unpack: impl FnOnce() -> Option<Vec<u8>>,
+) -> Option<Arc<Vec<u8>>> {
+    let cache = &*CACHE;
+    if let Some(found) = cache.lookup(key) {
+        return Some(found);
+    }
+    let bytes = Arc::new(unpack()?);
+    if bytes.len() >= SMALLEST_KEPT && bytes.len() <= cache.budget / 4 {
+        cache.keep(key, &bytes);
+    }
+    Some(bytes)
+}
+
+impl Cache {
+    fn lookup(&self, key: CacheKey) -> Option<Arc<Vec<u8>>> {
+        let mut inner = self.inner.lock().ok()?;
+        inner.clock += 1;
+        let now = inner.clock;
+        let e = inner.entries.get_mut(&key)?;
+        e.last_read = now;
+        Some(e.bytes.clone())
+    }
+
+    fn keep(&self, key: CacheKey, bytes: &Arc<Vec<u8>>) {
+        let Ok(mut inner) = self.inner.lock() else {
+            return;
+        };
+        inner.clock += 1;
+        let entry = Entry {
+            bytes: bytes.clone(),
+            last_read: inner.clock,
+        };
+        if let Some(old) = inner.entries.insert(key, entry) {
+            inner.held -= old.bytes.len();
+        }
+        inner.held += bytes.len();
+        if inner.held > self.budget {
+            // Down to three quarters at once: the sort is paid once per many insertions.
+            let mut by_age: Vec<(u64, CacheKey)> = inner
+                .entries
+                .iter()
+                .map(|(k, e)| (e.last_read, *k))
+                .collect();
+            by_age.sort_unstable();
+            for (_, k) in by_age {
+                if inner.held <= self.budget / 4 * 3 {
+                    break;
+                }
+                if let Some(e) = inner.entries.remove(&k) {
+                    inner.held -= e.bytes.len();
+                }
+            }
+        }
+    }
+}
+
+/// Bytes the cache holds now (for `bench` reports and tests).
+pub fn held_bytes() -> usize {
+    CACHE.inner.lock().map_or(0, |i| i.held)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_within_its_budget_and_forgets_the_oldest() {
+        let uid = segment_uid();
+        let big = CACHE.budget / 8;
+        let mut made = 0;
+        for i in 0..40u32 {
+            let got = get_or_unpack((uid, i), || {
+                made += 1;
+                Some(vec![i as u8; big])
+            })
+            .unwrap();
+            assert_eq!(got.len(), big);
+            assert!(held_bytes() <= CACHE.budget);
+        }
+        assert_eq!(made, 40);
+        // The newest is still there, the first long gone.
+        let _ = get_or_unpack((uid, 39), || {
+            made += 1;
+            Some(vec![0; big])
+        });
+        assert_eq!(made, 40);
+        let _ = get_or_unpack((uid, 0), || {
+            made += 1;
+            Some(vec![0; big])
+        });
+        assert_eq!(made, 41);
+        assert_eq!(get_or_unpack((uid, 1000), || None), None);
+    }
+}
