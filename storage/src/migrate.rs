@@ -6,8 +6,8 @@
 //! disturbed. A segment that cannot be opened (damaged) is left for `check` and `repair`, and
 //! the version stays at 3 until every segment is stamped, so a later writer finishes the work.
 //!
-//! 4 → 5: nothing to rewrite (segments written before read as they are); only new segments
-//! have the new table of parts.
+//! 4 → 5 and 5 → 6: nothing to rewrite (segments written before read as they are); only new
+//! segments have the new table of parts (5) and packed bitmaps (6).
 
 use crate::catalog::{CatalogWriter, SegmentEntry};
 use crate::error::{Result, StorageError};

@@ -18,7 +18,11 @@ use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingSide, Color, Move, Piec
 /// before, and a version-4 database moves to 5 with its first writer, with no file changed:
 /// the number is there so that an older build refuses the new segments by name instead of
 /// calling them damaged.
-pub const SCHEMA_VERSION: u64 = 5;
+///
+/// 6: new segments store bitmaps packed (`bitmap_pack.rs`: varint runs, zstd when it pays),
+/// told apart from roaring's format by their first byte. Older segments read as before, and a
+/// version-5 database moves to 6 with its first writer, no file changed (as 4 → 5).
+pub const SCHEMA_VERSION: u64 = 6;
 
 /// The oldest layout this build reads (and migrates when it writes).
 pub const OLDEST_READABLE_SCHEMA: u64 = 3;
