@@ -4,8 +4,9 @@
 //! process that answers many queries (a benchmark, the SQL session, a server) reads the same
 //! few bitmaps again and again. One cache for every open segment, so that the memory it takes
 //! does not grow with the number of segments: [`DEFAULT_BUDGET`], or `CQLDB_BITMAP_CACHE_MB`
-//! mebibytes from the environment (0 turns it off). The least recently read bitmaps leave
-//! first. Small bitmaps are not kept: unpacking them costs less than keeping them.
+//! mebibytes from the environment (0 turns it off). A bitmap is kept from its second reading
+//! (a one-off command keeps nothing), and the least recently read leave first. Small bitmaps
+//! are not kept: unpacking them costs less than keeping them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -34,9 +35,13 @@ struct Entry {
     last_read: u64,
 }
 
+/// Bitmaps remembered as offered once (see [`offer`]).
+const SEEN_LIMIT: usize = 1 << 20;
+
 #[derive(Default)]
 struct Inner {
     entries: FxHashMap<CacheKey, Entry>,
+    seen: rustc_hash::FxHashSet<CacheKey>,
     held: usize,
     clock: u64,
 }
@@ -54,21 +59,23 @@ static CACHE: LazyLock<Cache> = LazyLock::new(|| Cache {
     inner: Mutex::new(Inner::default()),
 });
 
-/// The unpacked bytes under `key`, from the cache or made by `unpack` (then kept if they fit
-/// the budget). `None` when `unpack` fails.
-pub fn get_or_unpack(
-    key: CacheKey,
-    unpack: impl FnOnce() -> Option<Vec<u8>>,
-) -> Option<Arc<Vec<u8>>> {
+/// The unpacked bytes under `key`, if the cache holds them.
+pub fn lookup(key: CacheKey) -> Option<Arc<Vec<u8>>> {
+    CACHE.lookup(key)
+}
+
+/// Offers the cache the unpacked bytes of `key` (made by `make` only if they are kept): kept
+/// from the second time a bitmap is offered, so a one-off query (a command) keeps nothing and
+/// its memory is only what it reads; a process that asks again keeps them.
+pub fn offer(key: CacheKey, make: impl FnOnce() -> Vec<u8>) {
     let cache = &*CACHE;
-    if let Some(found) = cache.lookup(key) {
-        return Some(found);
+    if cache.budget == 0 || !cache.seen_before(key) {
+        return;
     }
-    let bytes = Arc::new(unpack()?);
+    let bytes = make();
     if bytes.len() >= SMALLEST_KEPT && bytes.len() <= cache.budget / 4 {
-        cache.keep(key, &bytes);
+        cache.keep(key, &Arc::new(bytes));
     }
-    Some(bytes)
 }
 
 impl Cache {
@@ -79,6 +86,18 @@ impl Cache {
         let e = inner.entries.get_mut(&key)?;
         e.last_read = now;
         Some(e.bytes.clone())
+    }
+
+    /// Whether `key` was offered before (and notes that it has been now).
+    fn seen_before(&self, key: CacheKey) -> bool {
+        let Ok(mut inner) = self.inner.lock() else {
+            return false;
+        };
+        // Forgotten all at once past a bound: a few bytes a bitmap ever read.
+        if inner.seen.len() >= SEEN_LIMIT {
+            inner.seen.clear();
+        }
+        !inner.seen.insert(key)
     }
 
     fn keep(&self, key: CacheKey, bytes: &Arc<Vec<u8>>) {
@@ -124,31 +143,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keeps_within_its_budget_and_forgets_the_oldest() {
+    fn keeps_from_the_second_offer_within_its_budget_and_forgets_the_oldest() {
         let uid = segment_uid();
         let big = CACHE.budget / 8;
-        let mut made = 0;
+        offer((uid, 0), || panic!("not made on the first offer"));
+        assert!(lookup((uid, 0)).is_none());
         for i in 0..40u32 {
-            let got = get_or_unpack((uid, i), || {
-                made += 1;
-                Some(vec![i as u8; big])
-            })
-            .unwrap();
-            assert_eq!(got.len(), big);
+            offer((uid, i), || vec![i as u8; big]);
+            offer((uid, i), || vec![i as u8; big]);
+            assert_eq!(lookup((uid, i)).map(|b| b.len()), Some(big));
             assert!(held_bytes() <= CACHE.budget);
         }
-        assert_eq!(made, 40);
         // The newest is still there, the first long gone.
-        let _ = get_or_unpack((uid, 39), || {
-            made += 1;
-            Some(vec![0; big])
-        });
-        assert_eq!(made, 40);
-        let _ = get_or_unpack((uid, 0), || {
-            made += 1;
-            Some(vec![0; big])
-        });
-        assert_eq!(made, 41);
-        assert_eq!(get_or_unpack((uid, 1000), || None), None);
+        assert!(lookup((uid, 39)).is_some());
+        assert!(lookup((uid, 0)).is_none());
     }
 }

@@ -152,23 +152,22 @@ pub(crate) fn or_runs(runs: &[(u32, u32)], dense: &mut FixedBitSet) {
 /// [`and_into`] for a bitmap given as runs: the gaps between them are cleared.
 pub(crate) fn and_runs(runs: &[(u32, u32)], dense: &mut FixedBitSet) -> u64 {
     let mut next = 0usize;
-    let mut kept = 0u64;
+    let len = dense.len();
+    let slice = dense.as_mut_slice();
     for &(s, e) in runs {
-        clear(dense, next, s as usize);
-        let to = (e as usize).min(dense.len());
-        if (s as usize) < to {
-            kept += dense.count_ones(s as usize..to) as u64;
-        }
+        clear_bits(slice, next, s as usize);
         next = e as usize;
     }
-    clear(dense, next, dense.len());
-    kept
+    clear_bits(slice, next, len);
+    // One pass over the words: counting run by run cost more than the clearing.
+    dense.count_ones(..) as u64
 }
 
 /// [`and_not_into`] for a bitmap given as runs.
 pub(crate) fn and_not_runs(runs: &[(u32, u32)], dense: &mut FixedBitSet) {
+    let slice = dense.as_mut_slice();
     for &(s, e) in runs {
-        clear(dense, s as usize, e as usize);
+        clear_bits(slice, s as usize, e as usize);
     }
 }
 
@@ -210,6 +209,24 @@ fn set_bits(words: &mut [usize], from: usize, to: usize) {
     words[z] |= high & (low | several);
     if let Some(inner) = words.get_mut(a + 1..z) {
         inner.fill(usize::MAX);
+    }
+}
+
+/// Clears the bits `from..to` of `words` (clipped to them), branch-free on the width as
+/// [`set_bits`].
+fn clear_bits(words: &mut [usize], from: usize, to: usize) {
+    let to = to.min(words.len() * WORD);
+    if from >= to {
+        return;
+    }
+    let (a, z) = (from / WORD, (to - 1) / WORD);
+    let low = usize::MAX << (from % WORD);
+    let high = usize::MAX >> (WORD - 1 - (to - 1) % WORD);
+    let several = usize::from(a != z).wrapping_neg();
+    words[a] &= !(low & (high | several));
+    words[z] &= !(high & (low | several));
+    if let Some(inner) = words.get_mut(a + 1..z) {
+        inner.fill(0);
     }
 }
 

@@ -32,9 +32,25 @@ pub const ZSTD: u8 = 0x02;
 /// on piece bitmaps).
 const LEVEL: i32 = 1;
 
+/// Tag of a packed blob cut into chunks of [`CHUNK_RUNS`] runs, each a packed blob of its own
+/// (of [`VARINTS`] or [`ZSTD`]), behind an index of the value range each covers: a few
+/// positions tested against a large bitmap unpack only the chunks they fall in, as roaring
+/// reads only their containers. (The main line's bitmap, which nearly every query tests a
+/// few positions against, is not packed at all: `bitmap.rs`.)
+pub const CHUNKS: u8 = 0x03;
+
+/// Runs per chunk of a [`CHUNKS`] blob: a piece's bitmap in a segment of two million positions
+/// holds a few thousand, so most bitmaps are one chunk (4,096 cost 0.06 bytes/position of
+/// zstd's context on the large set).
+#[cfg(not(test))]
+const CHUNK_RUNS: usize = 16384;
+/// Small in tests, so that their bitmaps of a few hundred runs are cut into chunks too.
+#[cfg(test)]
+const CHUNK_RUNS: usize = 64;
+
 /// Whether `blob` is in packed form (else it is roaring's, or not a bitmap at all).
 pub fn is_packed(blob: &[u8]) -> bool {
-    matches!(blob.first(), Some(&VARINTS | &ZSTD))
+    matches!(blob.first(), Some(&VARINTS | &ZSTD | &CHUNKS))
 }
 
 /// The cardinality recorded in a packed blob's header (`None` if it is not packed or cut
@@ -63,8 +79,102 @@ pub fn store_runs(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
     }
 }
 
-/// The packed form of `runs`.
+/// The packed form of `runs`: one packed blob, or [`CHUNKS`] of them.
 fn pack(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
+    if runs.len() <= CHUNK_RUNS {
+        return pack_one(runs);
+    }
+    let card: u64 = runs.iter().map(|&(s, e)| u64::from(e - s)).sum();
+    let chunks = runs
+        .chunks(CHUNK_RUNS)
+        .map(pack_one)
+        .collect::<Option<Vec<_>>>()?;
+    let mut out = vec![CHUNKS];
+    write_varint(&mut out, card);
+    write_varint(&mut out, chunks.len() as u64);
+    // Each chunk's range: its first value as a gap from the previous chunk's end, its end as a
+    // length, then its bytes.
+    let mut end = 0u32;
+    for (part, bytes) in runs.chunks(CHUNK_RUNS).zip(&chunks) {
+        let (first, last) = (part.first()?.0, part.last()?.1);
+        write_varint(&mut out, u64::from(first - end));
+        write_varint(&mut out, u64::from(last - first));
+        write_varint(&mut out, bytes.len() as u64);
+        end = last;
+    }
+    for bytes in &chunks {
+        out.extend_from_slice(bytes);
+    }
+    Some(out)
+}
+
+/// One chunk of a [`CHUNKS`] blob: the values `first..end` it covers and its bytes.
+struct Chunk<'a> {
+    first: u64,
+    end: u64,
+    bytes: &'a [u8],
+}
+
+/// The chunks of a [`CHUNKS`] blob (`None` if its index is damaged).
+fn chunks(blob: &[u8]) -> Option<(u64, Vec<Chunk<'_>>)> {
+    let mut at = 1;
+    let card = read_varint(blob, &mut at)?;
+    let n = read_varint(blob, &mut at)?;
+    // Each entry takes at least three bytes.
+    if n.checked_mul(3)? > blob.len() as u64 {
+        return None;
+    }
+    let mut ranges = Vec::with_capacity(n as usize);
+    let mut end = 0u64;
+    for _ in 0..n {
+        let first = end.checked_add(read_varint(blob, &mut at)?)?;
+        end = first.checked_add(read_varint(blob, &mut at)?)?;
+        let len = usize::try_from(read_varint(blob, &mut at)?).ok()?;
+        ranges.push((first, end, len));
+    }
+    let mut out = Vec::with_capacity(ranges.len());
+    for (first, end, len) in ranges {
+        let bytes = blob.get(at..at.checked_add(len)?)?;
+        at += len;
+        out.push(Chunk { first, end, bytes });
+    }
+    (at == blob.len()).then_some((card, out))
+}
+
+/// The runs of the chunks of `blob` (packed) whose value range `wanted` accepts: every run of
+/// the bitmap that can hold a value in such a range (the runs of a [`CHUNKS`] blob's other
+/// chunks are left packed; a blob of one chunk is read whole). `None` if it is damaged.
+pub fn runs_where(blob: &[u8], wanted: impl Fn(u64, u64) -> bool) -> Option<Vec<(u32, u32)>> {
+    if blob.first() != Some(&CHUNKS) {
+        return runs(blob);
+    }
+    let (card, chunks) = chunks(blob)?;
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    let mut every = true;
+    for c in &chunks {
+        if !wanted(c.first, c.end) {
+            every = false;
+            continue;
+        }
+        let part = one_runs(c.bytes)?;
+        // The chunk holds what its index says, after the runs before it.
+        if part.first().map(|r| u64::from(r.0)) != Some(c.first)
+            || part.last().map(|r| u64::from(r.1)) != Some(c.end)
+            || out
+                .last()
+                .is_some_and(|&(_, e): &(u32, u32)| u64::from(e) >= c.first)
+        {
+            return None;
+        }
+        total += part.iter().map(|&(s, e)| u64::from(e - s)).sum::<u64>();
+        out.extend(part);
+    }
+    (!every || total == card).then_some(out)
+}
+
+/// The packed form of `runs`, one blob.
+fn pack_one(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
     let card: u64 = runs.iter().map(|&(s, e)| u64::from(e - s)).sum();
     let mut stream = Vec::with_capacity(runs.len() * 2);
     // Runs after the first do not touch their predecessor: their gap is at least one.
@@ -107,65 +217,82 @@ pub fn unpack(blob: &[u8], scratch: &mut RunScratch) -> Option<Vec<u8>> {
     Some(serialize_runs_with(&runs(blob)?, scratch))
 }
 
-/// Whether reading `blob` (packed) needs zstd: such blobs are worth keeping unpacked
-/// (`bitmap_cache.rs`); the others decode faster than a lookup.
-pub fn is_zstd(blob: &[u8]) -> bool {
-    blob.first() == Some(&ZSTD)
+/// Whether reading `blob` (packed) costs more than a cache lookup (zstd, or chunks): such
+/// blobs are worth keeping unpacked (`bitmap_cache.rs`); the others decode faster.
+pub fn is_costly(blob: &[u8]) -> bool {
+    matches!(blob.first(), Some(&ZSTD | &CHUNKS))
 }
 
 /// The runs a packed blob holds (sorted, disjoint, non-touching, half-open), or `None` if it is
-/// damaged. Every count in the header is checked against what the stream holds before it
-/// sizes anything, so a damaged blob cannot make a large allocation.
+/// damaged.
 pub fn runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
+    if blob.first() == Some(&CHUNKS) {
+        return runs_where(blob, |_, _| true);
+    }
+    one_runs(blob)
+}
+
+/// The runs of a packed blob of one chunk. Every count in the header is checked against what
+/// the stream holds before it sizes anything, so a damaged blob cannot make a large allocation.
+fn one_runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
+    thread_local! {
+        // The unzipped stream: a fresh buffer per bitmap made the kernel zero new pages.
+        static STREAM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let tag = *blob.first()?;
     let mut at = 1;
     let card = read_varint(blob, &mut at)?;
     let count = read_varint(blob, &mut at)?;
-    let unzipped;
-    let stream = match tag {
-        VARINTS => blob.get(at..)?,
+    match tag {
+        VARINTS => decode_stream(blob.get(at..)?, card, count),
         ZSTD => {
             let len = usize::try_from(read_varint(blob, &mut at)?).ok()?;
             // A run takes at most 10 bytes of stream (two 5-byte varints of 32-bit values).
             if u64::try_from(len).ok()? > count.checked_mul(10)? {
                 return None;
             }
-            let mut out = Vec::new();
-            crate::columns::decompress_block_into(blob.get(at..)?, len, &mut out)?;
-            unzipped = out;
-            &unzipped[..]
+            let frame = blob.get(at..)?;
+            STREAM.with(|cell| {
+                let mut owned = Vec::new();
+                let mut kept = cell.try_borrow_mut().ok();
+                let out = kept.as_deref_mut().unwrap_or(&mut owned);
+                crate::columns::decompress_block_into(frame, len, out)?;
+                decode_stream(out, card, count)
+            })
         }
-        _ => return None,
-    };
+        _ => None,
+    }
+}
+
+/// The `count` runs of a packed stream holding `card` values (see the module's layout).
+fn decode_stream(stream: &[u8], card: u64, count: u64) -> Option<Vec<(u32, u32)>> {
     // Each run takes at least one byte of stream.
     if count > stream.len() as u64 {
         return None;
     }
     let mut runs = Vec::with_capacity(count as usize);
     let (mut pos, mut end, mut total) = (0usize, 0u64, 0u64);
-    for i in 0..count {
+    // Runs after the first are at least one past their predecessor's end.
+    let mut apart = 0u64;
+    for _ in 0..count {
         let word = read_varint(stream, &mut pos)?;
         let len = if word & 1 == 1 {
-            read_varint(stream, &mut pos)?.checked_add(2)?
+            read_varint(stream, &mut pos)?.saturating_add(2)
         } else {
             1
         };
-        let start = end.checked_add(word >> 1)?.checked_add(u64::from(i > 0))?;
-        end = start.checked_add(len)?;
-        if end > 1 << 32 {
+        // Saturating: a damaged value ends past 2^32 and is refused there.
+        let start = end.saturating_add(word >> 1).saturating_add(apart);
+        end = start.saturating_add(len);
+        if end > u64::from(u32::MAX) {
+            // A run may not reach 2^32 either: its end would not fit the u32 pairs.
             return None;
         }
+        apart = 1;
         total += len;
         runs.push((start as u32, end as u32));
     }
-    if pos != stream.len() || total != card {
-        return None;
-    }
-    // A run may end at 2^32 exactly: its end does not fit the u32 pairs of `serialize_runs`.
-    if end == 1 << 32 {
-        return None;
-    }
-    Some(runs)
+    (pos == stream.len() && total == card).then_some(runs)
 }
 
 fn write_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -176,9 +303,16 @@ fn write_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+#[inline(always)]
 fn read_varint(b: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
+    // Most gaps and lengths fit one byte.
+    let first = *b.get(*at)?;
+    *at += 1;
+    if first < 0x80 {
+        return Some(u64::from(first));
+    }
+    let mut v = u64::from(first & 0x7f);
+    for shift in (7..64).step_by(7) {
         let byte = *b.get(*at)?;
         *at += 1;
         v |= u64::from(byte & 0x7f).checked_shl(shift)?;
@@ -249,6 +383,26 @@ mod tests {
     }
 
     #[test]
+    fn chunks_read_whole_and_in_part() {
+        // Sparse enough that roaring keeps runs and arrays (no bitset is smaller).
+        let runs: Vec<(u32, u32)> = (0..20_000u32)
+            .map(|i| (40 * i, 40 * i + 1 + i % 3))
+            .collect();
+        let roaring = serialize_runs(&runs);
+        let mut scratch = RunScratch::default();
+        let packed = store_runs(&runs, &mut scratch);
+        assert_eq!(packed[0], CHUNKS);
+        assert_eq!(unpack(&packed, &mut scratch), Some(roaring));
+        // Only the chunks around 50,000: their runs, which hold every member there.
+        let part = runs_where(&packed, |a, z| a <= 500_000 && 500_000 < z).unwrap();
+        assert!(part.len() <= CHUNK_RUNS && !part.is_empty());
+        let want: Vec<_> = runs.iter().filter(|r| part.contains(r)).collect();
+        assert_eq!(want.len(), part.len());
+        let holds = |list: &[(u32, u32)]| list.iter().any(|&(s, e)| s <= 500_000 && 500_000 < e);
+        assert_eq!(holds(&part), holds(&runs));
+    }
+
+    #[test]
     fn dense_bitsets_and_boundaries_round_trip() {
         // Every other value in a chunk: a bitset container; runs across chunk boundaries.
         let mut runs: Vec<(u32, u32)> = (0..20_000).map(|i| (2 * i, 2 * i + 1)).collect();
@@ -256,8 +410,11 @@ mod tests {
         runs.push((u32::MAX - 10, u32::MAX));
         let roaring = serialize_runs(&runs);
         let mut scratch = RunScratch::default();
-        let packed = store_runs(&runs, &mut scratch);
-        assert!(is_packed(&packed));
-        assert_eq!(unpack(&packed, &mut scratch), Some(roaring));
+        let stored = store_runs(&runs, &mut scratch);
+        // Packed or not (bitsets are dense), the bytes read back are roaring's.
+        match is_packed(&stored) {
+            true => assert_eq!(unpack(&stored, &mut scratch), Some(roaring)),
+            false => assert_eq!(stored, roaring),
+        }
     }
 }

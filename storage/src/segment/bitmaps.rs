@@ -13,7 +13,7 @@ use roaring::RoaringBitmap;
 use super::Segment;
 use super::parts::Half;
 use super::view::{self, BlobLen};
-use crate::bitmap::{BitmapKey, RunScratch};
+use crate::bitmap::{BitmapKey, RunScratch, serialize_runs_with};
 use crate::bitmap_lookup::StoredBitmap;
 use crate::bitmap_pack;
 use crate::board_index::{self, BoardIndexPart};
@@ -23,7 +23,7 @@ use crate::schema::MaterialSignature;
 impl Segment {
     /// The bitmap for a key (empty if no position or game has it).
     pub fn bitmap(&self, key: BitmapKey) -> Result<RoaringBitmap> {
-        match self.read(key)? {
+        match self.read(key, None)? {
             Some(Read::Roaring(blob)) => RoaringBitmap::deserialize_from(&blob[..])
                 .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
             Some(Read::Runs(runs)) => Ok(from_runs(&runs)),
@@ -37,48 +37,41 @@ impl Segment {
         Ok(self.stored_blob(key)?.map(|(_, blob)| blob))
     }
 
-    /// `key`'s bitmap in roaring's portable format: as stored, or unpacked (through the
-    /// process's cache, `bitmap_cache.rs`).
-    pub fn roaring_blob(&self, key: BitmapKey) -> Result<Option<RoaringBytes<'_>>> {
+    /// `key`'s bitmap as the cheapest form to read: roaring's bytes as stored or as kept
+    /// unpacked in the process's cache (`bitmap_cache.rs`), else the runs of its packed form.
+    /// With `near`, a packed bitmap cut into chunks is read only in the chunks whose range
+    /// holds one of `near`'s members: what a caller testing only those members needs.
+    fn read(&self, key: BitmapKey, near: Option<&RoaringBitmap>) -> Result<Option<Read<'_>>> {
         let Some((i, blob)) = self.stored_blob(key)? else {
             return Ok(None);
         };
-        self.unpacked(key, i, blob).map(Some)
-    }
-
-    /// `key`'s bitmap as the cheapest form to read: a packed blob without zstd as its runs
-    /// (decoding them costs less than a cache lookup), any other in roaring's format.
-    fn read(&self, key: BitmapKey) -> Result<Option<Read<'_>>> {
-        let Some((i, blob)) = self.stored_blob(key)? else {
-            return Ok(None);
-        };
-        if bitmap_pack::is_packed(blob) && !bitmap_pack::is_zstd(blob) {
+        if !bitmap_pack::is_packed(blob) {
+            return Ok(Some(Read::Roaring(RoaringBytes::Stored(blob))));
+        }
+        let damaged = || self.corrupt(&format!("bitmap {key:?}: packed form unreadable"));
+        if !bitmap_pack::is_costly(blob) {
             return bitmap_pack::runs(blob)
                 .map(|r| Some(Read::Runs(r)))
-                .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: packed form unreadable")));
+                .ok_or_else(damaged);
         }
-        self.unpacked(key, i, blob).map(|b| Some(Read::Roaring(b)))
-    }
-
-    /// The roaring bytes of stored blob `i` (`key`'s).
-    fn unpacked<'s>(
-        &'s self,
-        key: BitmapKey,
-        i: usize,
-        blob: &'s [u8],
-    ) -> Result<RoaringBytes<'s>> {
-        if !bitmap_pack::is_packed(blob) {
-            return Ok(RoaringBytes::Stored(blob));
+        let cache_key = (self.uid, i as u32);
+        if let Some(b) = crate::bitmap_cache::lookup(cache_key) {
+            return Ok(Some(Read::Roaring(RoaringBytes::Unpacked(b))));
         }
-        let unpack = || {
-            thread_local! {
-                static SCRATCH: std::cell::RefCell<RunScratch> = std::cell::RefCell::default();
-            }
-            SCRATCH.with(|s| bitmap_pack::unpack(blob, &mut s.borrow_mut()))
-        };
-        crate::bitmap_cache::get_or_unpack((self.uid, i as u32), unpack)
-            .map(RoaringBytes::Unpacked)
-            .ok_or_else(|| self.corrupt(&format!("bitmap {key:?}: packed form unreadable")))
+        let runs = match near {
+            Some(c) => bitmap_pack::runs_where(blob, |first, end| {
+                let (a, z) = (first.min(u64::from(u32::MAX)) as u32, end.saturating_sub(1));
+                z >= u64::from(a) && c.range_cardinality(a..=z.min(u64::from(u32::MAX)) as u32) > 0
+            }),
+            None => bitmap_pack::runs(blob),
+        }
+        .ok_or_else(damaged)?;
+        if near.is_none() {
+            crate::bitmap_cache::offer(cache_key, || {
+                serialize_runs_with(&runs, &mut RunScratch::default())
+            });
+        }
+        Ok(Some(Read::Runs(runs)))
     }
 
     /// The directory index and checked stored bytes of `key`'s bitmap.
@@ -111,7 +104,7 @@ impl Segment {
     /// decoding the parts of it that `with` has nothing in (a small set against a dense
     /// bitmap reads a few of its containers).
     pub fn bitmap_and(&self, key: BitmapKey, with: &RoaringBitmap) -> Result<RoaringBitmap> {
-        match self.read(key)? {
+        match self.read(key, Some(with))? {
             Some(Read::Roaring(blob)) => with
                 .intersection_with_serialized_unchecked(std::io::Cursor::new(&blob[..]))
                 .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
@@ -128,7 +121,7 @@ impl Segment {
         key: BitmapKey,
         candidates: &RoaringBitmap,
     ) -> Result<RoaringBitmap> {
-        match self.read(key)? {
+        match self.read(key, Some(candidates))? {
             Some(Read::Roaring(blob)) => Ok(self.parsed(key, &blob)?.filter(candidates)),
             Some(Read::Runs(runs)) => Ok(filter_runs(&runs, candidates)),
             None => Ok(RoaringBitmap::new()),
@@ -138,7 +131,7 @@ impl Segment {
     /// Adds the members of `key`'s bitmap to `dense`, a set over the segment's positions (or
     /// games), read from the stored bytes (see [`bitmap_dense`](crate::bitmap_dense)).
     pub fn bitmap_or_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
-        match self.read(key)? {
+        match self.read(key, None)? {
             Some(Read::Roaring(blob)) => {
                 crate::bitmap_dense::or_into(&self.parsed(key, &blob)?, dense)
             }
@@ -151,7 +144,7 @@ impl Segment {
     /// Keeps in `dense` only the members of `key`'s bitmap, read from the stored bytes; returns
     /// how many it keeps.
     pub fn bitmap_and_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<u64> {
-        Ok(match self.read(key)? {
+        Ok(match self.read(key, None)? {
             Some(Read::Roaring(blob)) => {
                 crate::bitmap_dense::and_into(&self.parsed(key, &blob)?, dense)
             }
@@ -165,7 +158,7 @@ impl Segment {
 
     /// Removes from `dense` the members of `key`'s bitmap, read from the stored bytes.
     pub fn bitmap_and_not_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
-        match self.read(key)? {
+        match self.read(key, None)? {
             Some(Read::Roaring(blob)) => {
                 crate::bitmap_dense::and_not_into(&self.parsed(key, &blob)?, dense)
             }
