@@ -196,38 +196,53 @@ fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
 
 /// Sets the bits `from..to` of `words` (clipped to them).
 fn set_bits(words: &mut [usize], from: usize, to: usize) {
-    let to = to.min(words.len() * WORD);
-    if from >= to {
-        return;
-    }
-    let (a, z) = (from / WORD, (to - 1) / WORD);
-    let low = usize::MAX << (from % WORD);
-    let high = usize::MAX >> (WORD - 1 - (to - 1) % WORD);
-    // Branch-free on the run's width, as in `fill`.
-    let several = usize::from(a != z).wrapping_neg();
-    words[a] |= low & (high | several);
-    words[z] |= high & (low | several);
-    if let Some(inner) = words.get_mut(a + 1..z) {
-        inner.fill(usize::MAX);
+    if let Some(Span { a, z, first, last }) = span(words.len(), from, to) {
+        words[a] |= first;
+        words[z] |= last;
+        if let Some(inner) = words.get_mut(a + 1..z) {
+            inner.fill(usize::MAX);
+        }
     }
 }
 
-/// Clears the bits `from..to` of `words` (clipped to them), branch-free on the width as
-/// [`set_bits`].
+/// Clears the bits `from..to` of `words` (clipped to them).
 fn clear_bits(words: &mut [usize], from: usize, to: usize) {
-    let to = to.min(words.len() * WORD);
+    if let Some(Span { a, z, first, last }) = span(words.len(), from, to) {
+        words[a] &= !first;
+        words[z] &= !last;
+        if let Some(inner) = words.get_mut(a + 1..z) {
+            inner.fill(0);
+        }
+    }
+}
+
+/// The bits `from..to` of a slice of words: its first and last word (equal for a span within
+/// one) and their masks; the words between are whole.
+struct Span {
+    a: usize,
+    z: usize,
+    first: usize,
+    last: usize,
+}
+
+/// The [`Span`] of bits `from..to` within `words` words (clipped to them; `None` if empty).
+/// Branch-free on the span's width, as in `fill`.
+fn span(words: usize, from: usize, to: usize) -> Option<Span> {
+    let to = to.min(words * WORD);
     if from >= to {
-        return;
+        return None;
     }
     let (a, z) = (from / WORD, (to - 1) / WORD);
     let low = usize::MAX << (from % WORD);
     let high = usize::MAX >> (WORD - 1 - (to - 1) % WORD);
+    // All ones when the span covers several words, none when it fits in one.
     let several = usize::from(a != z).wrapping_neg();
-    words[a] &= !(low & (high | several));
-    words[z] &= !(high & (low | several));
-    if let Some(inner) = words.get_mut(a + 1..z) {
-        inner.fill(0);
-    }
+    Some(Span {
+        a,
+        z,
+        first: low & (high | several),
+        last: high & (low | several),
+    })
 }
 
 /// Combines a container's words into `slice` from bit `base` (a multiple of 65,536) with `op`;

@@ -217,10 +217,12 @@ pub fn unpack(blob: &[u8], scratch: &mut RunScratch) -> Option<Vec<u8>> {
     Some(serialize_runs_with(&runs(blob)?, scratch))
 }
 
-/// Whether reading `blob` (packed) costs more than a cache lookup (zstd, or chunks): such
-/// blobs are worth keeping unpacked (`bitmap_cache.rs`); the others decode faster.
+/// Whether reading `blob` (packed) costs more than a cache lookup (zstd, chunks, or a long
+/// stream): such blobs are worth keeping unpacked (`bitmap_cache.rs`); the others decode
+/// faster. (A rare `fen` tests a few positions against some thirty piece bitmaps: decoding
+/// those of a few kilobytes whole each time made it 0.1 → 2.9 ms.)
 pub fn is_costly(blob: &[u8]) -> bool {
-    matches!(blob.first(), Some(&ZSTD | &CHUNKS))
+    matches!(blob.first(), Some(&ZSTD | &CHUNKS)) || blob.len() >= 1024
 }
 
 /// The runs a packed blob holds (sorted, disjoint, non-touching, half-open), or `None` if it is

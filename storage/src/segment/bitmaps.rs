@@ -58,18 +58,19 @@ impl Segment {
         if let Some(b) = crate::bitmap_cache::lookup(cache_key) {
             return Ok(Some(Read::Roaring(RoaringBytes::Unpacked(b))));
         }
+        // Read whole when it is to be kept: a bitmap read again is read whole from the cache.
+        let keep = crate::bitmap_cache::admit(cache_key);
         let runs = match near {
-            Some(c) => bitmap_pack::runs_where(blob, |first, end| {
+            Some(c) if !keep => bitmap_pack::runs_where(blob, |first, end| {
                 let (a, z) = (first.min(u64::from(u32::MAX)) as u32, end.saturating_sub(1));
                 z >= u64::from(a) && c.range_cardinality(a..=z.min(u64::from(u32::MAX)) as u32) > 0
             }),
-            None => bitmap_pack::runs(blob),
+            _ => bitmap_pack::runs(blob),
         }
         .ok_or_else(damaged)?;
-        if near.is_none() {
-            crate::bitmap_cache::offer(cache_key, || {
-                serialize_runs_with(&runs, &mut RunScratch::default())
-            });
+        if keep {
+            let bytes = serialize_runs_with(&runs, &mut RunScratch::default());
+            crate::bitmap_cache::keep(cache_key, bytes);
         }
         Ok(Some(Read::Runs(runs)))
     }
@@ -108,7 +109,7 @@ impl Segment {
             Some(Read::Roaring(blob)) => with
                 .intersection_with_serialized_unchecked(std::io::Cursor::new(&blob[..]))
                 .map_err(|e| self.corrupt(&format!("bitmap {key:?}: {e}"))),
-            Some(Read::Runs(runs)) => Ok(filter_runs(&runs, with)),
+            Some(Read::Runs(runs)) => Ok(intersect_runs(&runs, with)),
             None => Ok(RoaringBitmap::new()),
         }
     }
@@ -123,7 +124,7 @@ impl Segment {
     ) -> Result<RoaringBitmap> {
         match self.read(key, Some(candidates))? {
             Some(Read::Roaring(blob)) => Ok(self.parsed(key, &blob)?.filter(candidates)),
-            Some(Read::Runs(runs)) => Ok(filter_runs(&runs, candidates)),
+            Some(Read::Runs(runs)) => Ok(intersect_runs(&runs, candidates)),
             None => Ok(RoaringBitmap::new()),
         }
     }
@@ -346,6 +347,17 @@ fn from_runs(runs: &[(u32, u32)]) -> RoaringBitmap {
     b
 }
 
+/// The members of `set` in `runs` (sorted, disjoint, half-open): a few members are looked up,
+/// a larger set is intersected container by container (looking up each of a board index's
+/// stretches of candidates cost a rare `fen` 0.1 → 2.9 ms).
+fn intersect_runs(runs: &[(u32, u32)], set: &RoaringBitmap) -> RoaringBitmap {
+    if set.len().saturating_mul(4) < runs.len() as u64 {
+        filter_runs(runs, set)
+    } else {
+        from_runs(runs) & set
+    }
+}
+
 /// The members of `candidates` in `runs` (sorted, disjoint, half-open): one pass over both.
 fn filter_runs(runs: &[(u32, u32)], candidates: &RoaringBitmap) -> RoaringBitmap {
     let mut at = 0usize;
@@ -377,6 +389,7 @@ mod tests {
             prop_assert_eq!(&from_runs(&runs), &want);
             let candidates: RoaringBitmap = candidates.into_iter().collect();
             prop_assert_eq!(filter_runs(&runs, &candidates), &candidates & &want);
+            prop_assert_eq!(intersect_runs(&runs, &candidates), &candidates & &want);
         }
     }
 }
