@@ -20,7 +20,7 @@
 //! end less one, since runs do not touch; the first's from 0) and, when `long`, the run's
 //! length minus two: a single value costs one varint.
 
-use crate::bitmap::{RunScratch, serialize_runs_with};
+use crate::roaring_runs::{RunScratch, serialize_runs_with};
 
 /// Tag of a packed blob whose run stream is stored as is (small bitmaps: a zstd frame's own
 /// header would eat the gain).
@@ -328,7 +328,7 @@ fn read_varint(b: &[u8], at: &mut usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitmap::serialize_runs;
+    use crate::roaring_runs::serialize_runs;
     use proptest::prelude::*;
     use roaring::RoaringBitmap;
 

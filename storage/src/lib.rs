@@ -47,6 +47,7 @@ pub mod output_file;
 pub mod recover;
 pub mod replay;
 pub mod retire;
+pub mod roaring_runs;
 pub mod runs;
 pub mod schema;
 pub mod segment;

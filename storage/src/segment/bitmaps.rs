@@ -13,11 +13,12 @@ use roaring::RoaringBitmap;
 use super::Segment;
 use super::parts::Half;
 use super::view::{self, BlobLen};
-use crate::bitmap::{BitmapKey, RunScratch, serialize_runs_with};
+use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
 use crate::bitmap_pack;
 use crate::board_index::{self, BoardIndexPart};
 use crate::error::Result;
+use crate::roaring_runs::{RunScratch, serialize_runs_with};
 use crate::schema::MaterialSignature;
 
 impl Segment {

@@ -1,0 +1,172 @@
+//! Roaring bitmaps in the portable format, written straight from sorted runs: what every
+//! bitmap of a segment is made from (`bitmap.rs` for the builder, `bitmap_pack.rs` for the
+//! packed form, which unpacks to exactly these bytes).
+
+/// Serialises sorted, disjoint, non-touching half-open runs as a roaring bitmap in the portable
+/// format (the one `RoaringBitmap::deserialize_from` reads), choosing for each 2^16 chunk the
+/// smallest of run, array and bitmap containers as `RoaringBitmap::optimize` would.
+pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
+    serialize_runs_with(runs, &mut RunScratch::default())
+}
+
+/// Reusable buffers of [`serialize_runs_with`] (a segment serialises hundreds of bitmaps).
+#[derive(Default)]
+pub struct RunScratch {
+    /// Runs split at chunk boundaries, in chunk coordinates (start, end inclusive).
+    pieces: Vec<(u16, u16)>,
+    /// Per chunk: (chunk key, first piece, pieces, cardinality).
+    chunks: Vec<(u16, usize, usize, u32)>,
+}
+
+/// As [`serialize_runs`], with buffers kept from call to call.
+pub fn serialize_runs_with(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
+    const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
+    const SERIAL_COOKIE: u32 = 12347;
+    const NO_OFFSET_THRESHOLD: usize = 4;
+    let RunScratch { pieces, chunks } = scratch;
+    pieces.clear();
+    chunks.clear();
+    for &(start, end) in runs {
+        let mut s = u64::from(start);
+        let e = u64::from(end); // exclusive
+        while s < e {
+            let key = (s >> 16) as u16;
+            let piece_end = e.min(((s >> 16) + 1) << 16);
+            let (lo, hi) = ((s & 0xffff) as u16, ((piece_end - 1) & 0xffff) as u16);
+            match chunks.last_mut() {
+                Some((k, _, n, card)) if *k == key => {
+                    *n += 1;
+                    *card += u32::from(hi - lo) + 1;
+                }
+                _ => chunks.push((key, pieces.len(), 1, u32::from(hi - lo) + 1)),
+            }
+            pieces.push((lo, hi));
+            s = piece_end;
+        }
+    }
+    // Container kind per chunk: 0 array, 1 bitmap, 2 run.
+    let kind = |n: usize, card: u32| -> u8 {
+        let run_size = 2 + 4 * n;
+        let other = if card > 4096 { 8192 } else { 2 * card as usize };
+        if run_size < other {
+            2
+        } else if card > 4096 {
+            1
+        } else {
+            0
+        }
+    };
+    let n = chunks.len();
+    let has_runs = chunks.iter().any(|&(_, _, k, c)| kind(k, c) == 2);
+    let mut out = Vec::with_capacity(8 + 8 * n + 4 * pieces.len());
+    if has_runs {
+        out.extend_from_slice(&(SERIAL_COOKIE | ((n as u32 - 1) << 16)).to_le_bytes());
+        let mut flags = vec![0u8; n.div_ceil(8)];
+        for (i, &(_, _, k, c)) in chunks.iter().enumerate() {
+            if kind(k, c) == 2 {
+                flags[i / 8] |= 1 << (i % 8);
+            }
+        }
+        out.extend_from_slice(&flags);
+    } else {
+        out.extend_from_slice(&SERIAL_COOKIE_NO_RUNCONTAINER.to_le_bytes());
+        out.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    for &(key, _, _, card) in chunks.iter() {
+        out.extend_from_slice(&key.to_le_bytes());
+        out.extend_from_slice(&((card - 1) as u16).to_le_bytes());
+    }
+    let with_offsets = !has_runs || n >= NO_OFFSET_THRESHOLD;
+    let offsets_at = out.len();
+    if with_offsets {
+        out.resize(out.len() + 4 * n, 0);
+    }
+    for (i, &(_, first, count, card)) in chunks.iter().enumerate() {
+        if with_offsets {
+            let at = offsets_at + 4 * i;
+            let here = out.len() as u32;
+            out[at..at + 4].copy_from_slice(&here.to_le_bytes());
+        }
+        let list = &pieces[first..first + count];
+        match kind(count, card) {
+            2 => {
+                out.extend_from_slice(&(list.len() as u16).to_le_bytes());
+                for &(a, b) in list {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&(b - a).to_le_bytes());
+                }
+            }
+            0 => {
+                for &(a, b) in list {
+                    for v in a..=b {
+                        out.extend_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            _ => {
+                let mut words = [0u64; 1024];
+                for &(a, b) in list {
+                    for v in a as usize..=b as usize {
+                        words[v / 64] |= 1 << (v % 64);
+                    }
+                }
+                for w in words {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use roaring::RoaringBitmap;
+
+    #[test]
+    fn alternating_ids_use_bitmap_containers() {
+        // Like the white-to-move flag: every other position, over several chunks.
+        let runs: Vec<(u32, u32)> = (0..100_000u32).map(|i| (2 * i, 2 * i + 1)).collect();
+        let blob = serialize_runs(&runs);
+        let back = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
+        assert_eq!(back.len(), 100_000);
+        assert!(back.contains(199_998) && !back.contains(199_999));
+        assert!(
+            blob.len() < 4 * 8192 + 64,
+            "bitmap containers, not runs: {}",
+            blob.len()
+        );
+        assert_eq!(serialize_runs(&[]).len(), 8);
+        assert!(
+            RoaringBitmap::deserialize_from(serialize_runs(&[]).as_slice())
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn serialized_runs_read_back_as_the_same_bitmap(
+            gaps in proptest::collection::vec((0u32..70_000, 1u32..70_000), 0..300),
+            sparse in any::<bool>(),
+        ) {
+            let mut runs = Vec::new();
+            let mut at = 0u32;
+            for (gap, len) in gaps {
+                let len = if sparse { 1 + len % 3 } else { len };
+                let start = at + gap + 1;
+                runs.push((start, start + len));
+                at = start + len;
+            }
+            let mut expected = RoaringBitmap::new();
+            for &(a, b) in &runs {
+                expected.insert_range(a..b);
+            }
+            let blob = serialize_runs(&runs);
+            let back = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
+            prop_assert_eq!(back, expected);
+        }
+    }
+}
