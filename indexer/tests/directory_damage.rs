@@ -3,29 +3,20 @@
 //! are not checked at all. A damaged key anywhere must therefore give, for every lookup, the
 //! undamaged answer or an error: never a missing bitmap, a wrong one, or a wrong key range.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
-use cqldb_storage::{BitmapKey, DbWriter, MaterialSignature, Segment, WriterOptions};
+mod common;
 
-fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared")
-        .join(rel)
-}
+use cqldb_indexer::Input;
+use cqldb_storage::{BitmapKey, MaterialSignature, Segment, WriterOptions};
 
 fn build(dir: &Path) {
-    let mut w = DbWriter::open(dir, WriterOptions::default()).unwrap();
-    ingest(
-        &[Input::Path(shared(
-            "data/variations/pychess_world_matches.pgn",
-        ))],
-        &mut w,
-        IngestOptions::default(),
-        &Progress::default(),
-    )
-    .unwrap();
-    w.commit().unwrap();
+    let input = common::shared("data/variations/pychess_world_matches.pgn");
+    common::build(
+        dir,
+        WriterOptions::default().segment_positions,
+        &[Input::Path(input)],
+    );
 }
 
 /// Everything a reader asks the directory, as answers to compare.

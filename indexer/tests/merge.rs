@@ -5,15 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use cqldb_indexer::merge::{MergePolicy, merge};
-use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
-use cqldb_storage::{Database, DbWriter, WriterOptions};
+mod common;
 
-fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared")
-        .join(rel)
-}
+use common::shared;
+use cqldb_indexer::merge::{MergePolicy, merge};
+use cqldb_indexer::{Input, Progress};
+use cqldb_storage::{Database, DbWriter, WriterOptions};
 
 /// Real games with variations, comments, NAGs, odd tags and games with problems.
 fn inputs() -> Vec<Input> {
@@ -39,22 +36,7 @@ fn inputs() -> Vec<Input> {
 }
 
 fn build(dir: &Path, segment_positions: u64) {
-    let mut w = DbWriter::open(
-        dir,
-        WriterOptions {
-            segment_positions,
-            ..WriterOptions::default()
-        },
-    )
-    .unwrap();
-    ingest(
-        &inputs(),
-        &mut w,
-        IngestOptions::default(),
-        &Progress::default(),
-    )
-    .unwrap();
-    w.commit().unwrap();
+    common::build(dir, segment_positions, &inputs());
 }
 
 fn everything() -> MergePolicy {

@@ -4,32 +4,18 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use cqldb_indexer::merge::{MergePolicy, merge};
-use cqldb_indexer::{IngestOptions, Input, Progress, ingest};
-use cqldb_storage::{Database, DbWriter, Segment, WriterOptions};
+use cqldb_indexer::{Input, Progress};
+use cqldb_storage::{Database, Segment};
 
 fn input() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/variations/pychess_world_matches.pgn")
+    common::shared("data/variations/pychess_world_matches.pgn")
 }
 
 fn build(dir: &Path, segment_positions: u64) {
-    let mut w = DbWriter::open(
-        dir,
-        WriterOptions {
-            segment_positions,
-            ..WriterOptions::default()
-        },
-    )
-    .unwrap();
-    ingest(
-        &[Input::Path(input())],
-        &mut w,
-        IngestOptions::default(),
-        &Progress::default(),
-    )
-    .unwrap();
-    w.commit().unwrap();
+    common::build(dir, segment_positions, &[Input::Path(input())]);
 }
 
 /// Every game's stored text against the input's bytes at its offset.

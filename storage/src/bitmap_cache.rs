@@ -137,8 +137,9 @@ impl Cache {
     }
 }
 
-/// Bytes the cache holds now (for `bench` reports and tests).
-pub fn held_bytes() -> usize {
+/// Bytes the cache holds now.
+#[cfg(test)]
+fn held_bytes() -> usize {
     CACHE.inner.lock().map_or(0, |i| i.held)
 }
 

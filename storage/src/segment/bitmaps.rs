@@ -312,7 +312,7 @@ impl Segment {
 
 /// A bitmap's bytes in roaring's portable format: borrowed from the file, or unpacked from its
 /// packed form (shared with the cache).
-pub enum RoaringBytes<'a> {
+enum RoaringBytes<'a> {
     Stored(&'a [u8]),
     Unpacked(std::sync::Arc<Vec<u8>>),
 }

@@ -192,7 +192,6 @@ mod layout;
 mod parts;
 mod view;
 mod visit;
-pub use bitmaps::RoaringBytes;
 pub use builder::SegmentBuilder;
 pub use layout::SegmentLayout;
 use parts::Part;

@@ -100,6 +100,31 @@ impl Part {
     }
 }
 
+/// The lengths of the game columns of `$g` (the writer's or the reader's), the starts first
+/// (one more than the games), in the order the head's digest takes them.
+macro_rules! game_column_lens {
+    ($g:expr) => {{
+        let g = $g;
+        [
+            g.pos_start.len(),
+            g.block.len(),
+            g.text_chunk.len(),
+            g.text_offset.len(),
+            g.text_len.len(),
+            g.file.len(),
+            g.line.len(),
+            g.byte_offset.len(),
+            g.result.len(),
+            g.year.len(),
+            g.eco.len(),
+            g.white_elo.len(),
+            g.black_elo.len(),
+            g.issues.len(),
+            g.detached_variations.len(),
+        ]
+    }};
+}
+
 /// Feeds one part of a segment to a digest, for the writer's data and the reader's archive
 /// alike (`$d` is either); `$in_head` for a version-1 head, which holds the directory.
 macro_rules! digest_part {
@@ -113,23 +138,7 @@ macro_rules! digest_part {
                 for f in d.files.iter() {
                     h.column(f.as_bytes());
                 }
-                for n in [
-                    g.pos_start.len(),
-                    g.block.len(),
-                    g.text_chunk.len(),
-                    g.text_offset.len(),
-                    g.text_len.len(),
-                    g.file.len(),
-                    g.line.len(),
-                    g.byte_offset.len(),
-                    g.result.len(),
-                    g.year.len(),
-                    g.eco.len(),
-                    g.white_elo.len(),
-                    g.black_elo.len(),
-                    g.issues.len(),
-                    g.detached_variations.len(),
-                ] {
+                for n in game_column_lens!(g) {
                     h.value(n as u64);
                 }
                 // The number of positions: read at open, without the whole column.
@@ -459,22 +468,8 @@ pub(super) fn check_consistency(d: &ArchivedSegmentView) -> std::result::Result<
 pub(super) fn check_lengths(d: &ArchivedSegmentView) -> std::result::Result<(), String> {
     let g = &d.games;
     let n = g.result.len();
-    let lens = [
-        g.block.len(),
-        g.text_chunk.len(),
-        g.text_offset.len(),
-        g.text_len.len(),
-        g.file.len(),
-        g.line.len(),
-        g.byte_offset.len(),
-        g.year.len(),
-        g.eco.len(),
-        g.white_elo.len(),
-        g.black_elo.len(),
-        g.issues.len(),
-        g.detached_variations.len(),
-    ];
-    if lens.iter().any(|&l| l != n) || g.pos_start.len() != n + 1 {
+    let [starts, rest @ ..] = game_column_lens!(g);
+    if rest.iter().any(|&l| l != n) || starts != n + 1 {
         return Err("game columns of different lengths".into());
     }
     if d.bitmap_keys.len() != d.bitmap_blobs.len() {
