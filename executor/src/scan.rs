@@ -44,7 +44,7 @@ pub struct SegmentScan<'a> {
     /// Whether to count the games of every operator's output (for `EXPLAIN ANALYZE`).
     pub count_games: bool,
     /// The segment's tag index, for tag scans (without it they give every game).
-    pub tags: Option<&'a TagReader>,
+    pub tags: Option<std::sync::Arc<TagReader>>,
     /// Set when some scan could not be answered exactly here (a tag index of an older
     /// version, a search the index cannot make): the segment's result is then no bound at all,
     /// and its games must all be evaluated.
@@ -666,14 +666,13 @@ impl<'a> SegmentScan<'a> {
         Ok(self
             .seg
             .materials()?
-            .iter()
-            .filter(|&&sig| {
+            .filter(|&sig| {
                 tests
                     .iter()
                     .zip(&counted)
                     .all(|(t, &(mask, kings))| t.holds(i64::from(sig.total(mask)) + kings))
             })
-            .map(|&sig| BitmapKey::Material(sig))
+            .map(BitmapKey::Material)
             .collect())
     }
 }

@@ -31,7 +31,7 @@ fn answers(seg: &Segment, probes: &[BitmapKey]) -> Vec<Result<String, String>> {
         .collect();
     out.push(
         seg.materials()
-            .map(|m| format!("{m:?}"))
+            .map(|m| format!("{:?}", m.collect::<Vec<_>>()))
             .map_err(|e| e.to_string()),
     );
     out.push(

@@ -603,9 +603,9 @@ pub struct Database {
     dir: PathBuf,
     entries: Vec<SegmentEntry>,
     segments: Vec<Segment>,
-    /// Each segment's tag index, opened on first use and kept (repeated queries on an open
-    /// database do not open it again).
-    tag_readers: Vec<std::sync::OnceLock<TagReader>>,
+    /// The segments' tag indexes, opened when a query needs them and kept within a byte
+    /// budget (repeated queries on an open database do not open them again).
+    tag_readers: crate::tag_reader_cache::TagReaderCache,
 }
 
 impl Database {
@@ -618,7 +618,7 @@ impl Database {
         let mut entries = read_catalog(dir)?;
         entries.sort_by_key(|e| e.first_game);
         let segments = open_segments(dir, &entries)?;
-        let tag_readers = entries.iter().map(|_| std::sync::OnceLock::new()).collect();
+        let tag_readers = crate::tag_reader_cache::TagReaderCache::from_env();
         Ok(Self {
             _hold: hold,
             dir: dir.to_owned(),
@@ -719,28 +719,25 @@ impl Database {
     }
 
     /// The tag index of one of the database's segments.
-    pub fn tag_reader(&self, entry: &SegmentEntry) -> Result<&TagReader> {
+    pub fn tag_reader(&self, entry: &SegmentEntry) -> Result<std::sync::Arc<TagReader>> {
         let Some(i) = self.entries.iter().position(|e| e.id == entry.id) else {
             return Err(StorageError::corrupt(
                 &self.dir,
                 format!("segment {} is not in this database", entry.id),
             ));
         };
-        let cell = &self.tag_readers[i];
-        if let Some(r) = cell.get() {
-            return Ok(r);
-        }
-        let dir = self.dir.join(SegmentEntry::tags_dir(entry.id));
-        if let Some(checks) = self.entries[i].checks
-            && crate::tags::dir_digest(&dir)? != checks.tags
-        {
-            return Err(StorageError::corrupt(
-                &dir,
-                "the tag index differs from what was committed (damaged); `cqldb repair` rebuilds it from the games' text",
-            ));
-        }
-        let reader = TagReader::open(&dir)?;
-        Ok(cell.get_or_init(|| reader))
+        self.tag_readers.get_or_open(i, || {
+            let dir = self.dir.join(SegmentEntry::tags_dir(entry.id));
+            if let Some(checks) = self.entries[i].checks
+                && crate::tags::dir_digest(&dir)? != checks.tags
+            {
+                return Err(StorageError::corrupt(
+                    &dir,
+                    "the tag index differs from what was committed (damaged); `cqldb repair` rebuilds it from the games' text",
+                ));
+            }
+            TagReader::open(&dir)
+        })
     }
 
     /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).

@@ -55,6 +55,7 @@ pub mod segment_entry;
 pub mod source;
 mod suggest;
 pub use source::{SourceRecord, fingerprint};
+pub mod tag_reader_cache;
 pub mod tag_words;
 pub mod tags;
 pub mod text_dictionary;

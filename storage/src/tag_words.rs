@@ -61,6 +61,11 @@ pub struct WordList {
 }
 
 impl WordList {
+    /// Bytes it holds.
+    pub fn held_bytes(&self) -> usize {
+        self.text.capacity() + 4 * self.starts.capacity()
+    }
+
     /// Every word of `field` in every tantivy segment of `searcher`.
     pub fn read(searcher: &Searcher, field: Field) -> Result<Self> {
         let readers = searcher.segment_readers();

@@ -264,27 +264,20 @@ impl Segment {
         Ok(self.bitmap_index(key)?.is_some())
     }
 
-    /// The material signatures that have a bitmap.
-    pub fn materials(&self) -> Result<&[MaterialSignature]> {
-        if let Some(m) = self.materials.get() {
-            return Ok(m);
-        }
-        let read = self.read_materials()?;
-        Ok(self.materials.get_or_init(|| read))
-    }
-
-    fn read_materials(&self) -> Result<Vec<MaterialSignature>> {
+    /// The material signatures that have a bitmap, read from the bitmap keys on each call
+    /// (nothing kept: a database of many segments would otherwise hold every segment's list,
+    /// and walking one segment's keys costs microseconds).
+    pub fn materials(&self) -> Result<impl Iterator<Item = MaterialSignature> + '_> {
         // Keys sort by kind first: the material keys are one run.
         let first = BitmapKey::Material(MaterialSignature(0)).to_u64();
         let last = first | ((1 << 56) - 1);
         let keys = &self.data().bitmap_keys;
-        Ok(keys[self.key_range(first, last)?]
-            .iter()
-            .filter_map(|k| match BitmapKey::from_u64(k.to_native()) {
+        Ok(keys[self.key_range(first, last)?].iter().filter_map(|k| {
+            match BitmapKey::from_u64(k.to_native()) {
                 Some(BitmapKey::Material(m)) => Some(m),
                 _ => None,
-            })
-            .collect())
+            }
+        }))
     }
 
     /// The keys the segment has from `first` to `last` (both included), in key order: the

@@ -235,9 +235,6 @@ pub struct Segment {
     uid: u64,
     /// One bit per chunk of the bitmap directory checked so far (see `parts.rs`).
     verified_directory: [Box<[AtomicU64]>; 2],
-    /// The material signatures its bitmaps are kept for, read from the keys on first use
-    /// (every material query reads them all, on every segment).
-    materials: std::sync::OnceLock<Vec<crate::MaterialSignature>>,
     /// Its text dictionary, read and checked on first use (see [`Segment::text_dictionary`]).
     dictionary: std::sync::OnceLock<TextDictionary>,
 }
@@ -346,7 +343,6 @@ impl Segment {
             verified_bitmaps,
             uid: crate::bitmap_cache::segment_uid(),
             verified_directory,
-            materials: std::sync::OnceLock::new(),
             dictionary: std::sync::OnceLock::new(),
         })
     }
