@@ -9,6 +9,62 @@ pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
     serialize_runs_with(runs, &mut RunScratch::default())
 }
 
+/// The length of [`serialize_runs`]'s bytes, without writing them (what packing a bitmap
+/// compares its packed form with: most bitmaps pack smaller and are never written this way).
+pub fn serialized_runs_len(runs: &[(u32, u32)]) -> usize {
+    const NO_OFFSET_THRESHOLD: usize = 4;
+    // Per container: pieces and cardinality, as `serialize_runs_with` splits the runs.
+    let mut containers = 0usize;
+    let mut with_runs = false;
+    let mut bodies = 0usize;
+    let mut current: Option<(u64, usize, u64)> = None;
+    let mut close = |(_, pieces, card): (u64, usize, u64)| {
+        let (size, is_run) = container_size(pieces, card);
+        containers += 1;
+        with_runs |= is_run;
+        bodies += size;
+    };
+    for &(start, end) in runs {
+        let (mut s, e) = (u64::from(start), u64::from(end));
+        while s < e {
+            let key = s >> 16;
+            let piece_end = e.min((key + 1) << 16);
+            match &mut current {
+                Some((k, pieces, card)) if *k == key => {
+                    *pieces += 1;
+                    *card += piece_end - s;
+                }
+                _ => {
+                    if let Some(done) = current.take() {
+                        close(done);
+                    }
+                    current = Some((key, 1, piece_end - s));
+                }
+            }
+            s = piece_end;
+        }
+    }
+    if let Some(done) = current {
+        close(done);
+    }
+    let n = containers;
+    let head = if with_runs { 4 + n.div_ceil(8) } else { 8 };
+    let offsets = if !with_runs || n >= NO_OFFSET_THRESHOLD {
+        4 * n
+    } else {
+        0
+    };
+    head + 4 * n + offsets + bodies
+}
+
+/// A container's stored size and whether it is a run container, chosen as
+/// [`serialize_runs_with`] chooses.
+fn container_size(pieces: usize, card: u64) -> (usize, bool) {
+    let run_size = 2 + 4 * pieces;
+    let other = if card > 4096 { 8192 } else { 2 * card as usize };
+    (run_size.min(other), run_size < other)
+}
+
 /// Reusable buffers of [`serialize_runs_with`] (a segment serialises hundreds of bitmaps).
 #[derive(Default)]
 pub struct RunScratch {
@@ -139,6 +195,8 @@ mod tests {
             blob.len()
         );
         assert_eq!(serialize_runs(&[]).len(), 8);
+        assert_eq!(serialized_runs_len(&[]), 8);
+        assert_eq!(serialized_runs_len(&runs), blob.len());
         assert!(
             RoaringBitmap::deserialize_from(serialize_runs(&[]).as_slice())
                 .unwrap()
@@ -165,6 +223,7 @@ mod tests {
                 expected.insert_range(a..b);
             }
             let blob = serialize_runs(&runs);
+            prop_assert_eq!(serialized_runs_len(&runs), blob.len());
             let back = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
             prop_assert_eq!(back, expected);
         }
