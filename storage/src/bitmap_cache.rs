@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 /// The cache's size when the environment does not set one: the three piece bitmaps of
 /// `Kg1 kg8 Rf1` over 10 M games unpack to more than 64 MiB, and least-recently-used keeps
 /// nothing of a working set larger than itself (that query's in-process p50 was 61.5 ms at
-/// 64 MiB). A command keeps nothing in it (see [`offer`]).
+/// 64 MiB). A command keeps nothing in it (see [`admit`]).
 pub const DEFAULT_BUDGET: usize = 256 << 20;
 
 /// Unpacked bitmaps smaller than this are not kept.
@@ -38,7 +38,7 @@ struct Entry {
     last_read: u64,
 }
 
-/// Bitmaps remembered as offered once (see [`offer`]).
+/// Bitmaps remembered as offered once (see [`admit`]).
 const SEEN_LIMIT: usize = 1 << 20;
 
 #[derive(Default)]

@@ -69,7 +69,7 @@ pub fn packed_len(blob: &[u8]) -> Option<u64> {
 /// bytes back.
 pub fn store_runs(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
     // Only measured: most bitmaps pack smaller and are never written in roaring's format.
-    let roaring_len = serialized_runs_len(runs);
+    let roaring_len = serialized_runs_len(runs, scratch);
     // Tiny bitmaps: nothing to win worth a branch on every read.
     if roaring_len < 32 {
         return serialize_runs_with(runs, scratch);

@@ -11,58 +11,82 @@ pub fn serialize_runs(runs: &[(u32, u32)]) -> Vec<u8> {
 
 /// The length of [`serialize_runs`]'s bytes, without writing them (what packing a bitmap
 /// compares its packed form with: most bitmaps pack smaller and are never written this way).
-pub fn serialized_runs_len(runs: &[(u32, u32)]) -> usize {
-    const NO_OFFSET_THRESHOLD: usize = 4;
-    // Per container: pieces and cardinality, as `serialize_runs_with` splits the runs.
-    let mut containers = 0usize;
-    let mut with_runs = false;
-    let mut bodies = 0usize;
-    let mut current: Option<(u64, usize, u64)> = None;
-    let mut close = |(_, pieces, card): (u64, usize, u64)| {
-        let (size, is_run) = container_size(pieces, card);
-        containers += 1;
-        with_runs |= is_run;
-        bodies += size;
-    };
-    for &(start, end) in runs {
-        let (mut s, e) = (u64::from(start), u64::from(end));
-        while s < e {
-            let key = s >> 16;
-            let piece_end = e.min((key + 1) << 16);
-            match &mut current {
-                Some((k, pieces, card)) if *k == key => {
-                    *pieces += 1;
-                    *card += piece_end - s;
-                }
-                _ => {
-                    if let Some(done) = current.take() {
-                        close(done);
-                    }
-                    current = Some((key, 1, piece_end - s));
-                }
-            }
-            s = piece_end;
-        }
-    }
-    if let Some(done) = current {
-        close(done);
-    }
-    let n = containers;
-    let head = if with_runs { 4 + n.div_ceil(8) } else { 8 };
-    let offsets = if !with_runs || n >= NO_OFFSET_THRESHOLD {
+pub fn serialized_runs_len(runs: &[(u32, u32)], scratch: &mut RunScratch) -> usize {
+    group(runs, scratch);
+    let chunks = &scratch.chunks;
+    let has_runs = chunks
+        .iter()
+        .any(|&(_, _, k, c)| Kind::of(k, c) == Kind::Run);
+    let n = chunks.len();
+    let head = if has_runs { 4 + n.div_ceil(8) } else { 8 };
+    let offsets = if !has_runs || n >= NO_OFFSET_THRESHOLD {
         4 * n
     } else {
         0
     };
+    let bodies: usize = chunks
+        .iter()
+        .map(|&(_, _, k, c)| Kind::of(k, c).size(k, c))
+        .sum();
     head + 4 * n + offsets + bodies
 }
 
-/// A container's stored size and whether it is a run container, chosen as
-/// [`serialize_runs_with`] chooses.
-fn container_size(pieces: usize, card: u64) -> (usize, bool) {
-    let run_size = 2 + 4 * pieces;
-    let other = if card > 4096 { 8192 } else { 2 * card as usize };
-    (run_size.min(other), run_size < other)
+/// A bitmap with run containers has an offset per container from this many containers on
+/// (without run containers, always).
+const NO_OFFSET_THRESHOLD: usize = 4;
+
+/// The runs cut at 2^16 boundaries: each piece's container key and its first and last value in
+/// the container.
+fn pieces(runs: &[(u32, u32)]) -> impl Iterator<Item = (u16, u16, u16)> + '_ {
+    runs.iter().flat_map(|&(start, end)| {
+        let e = u64::from(end); // exclusive
+        let mut s = u64::from(start);
+        std::iter::from_fn(move || {
+            (s < e).then(|| {
+                let key = s >> 16;
+                let piece_end = e.min((key + 1) << 16);
+                let piece = (
+                    key as u16,
+                    (s & 0xffff) as u16,
+                    ((piece_end - 1) & 0xffff) as u16,
+                );
+                s = piece_end;
+                piece
+            })
+        })
+    })
+}
+
+/// A container's kind, chosen as `RoaringBitmap::optimize` would: the smallest.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Array,
+    Bitmap,
+    Run,
+}
+
+impl Kind {
+    fn of(pieces: usize, card: u32) -> Self {
+        let other = if card > 4096 {
+            Self::Bitmap
+        } else {
+            Self::Array
+        };
+        if Self::Run.size(pieces, card) < other.size(pieces, card) {
+            Self::Run
+        } else {
+            other
+        }
+    }
+
+    /// Stored bytes of a container of this kind.
+    fn size(self, pieces: usize, card: u32) -> usize {
+        match self {
+            Self::Array => 2 * card as usize,
+            Self::Bitmap => 8192,
+            Self::Run => 2 + 4 * pieces,
+        }
+    }
 }
 
 /// Reusable buffers of [`serialize_runs_with`] (a segment serialises hundreds of bitmaps).
@@ -74,52 +98,43 @@ pub struct RunScratch {
     chunks: Vec<(u16, usize, usize, u32)>,
 }
 
+/// Cuts `runs` at 2^16 boundaries into `scratch`: the pieces, and per container its key, first
+/// piece, number of pieces and cardinality.
+fn group(runs: &[(u32, u32)], scratch: &mut RunScratch) {
+    let RunScratch {
+        pieces: kept,
+        chunks,
+    } = scratch;
+    kept.clear();
+    chunks.clear();
+    for (key, lo, hi) in pieces(runs) {
+        match chunks.last_mut() {
+            Some((k, _, n, card)) if *k == key => {
+                *n += 1;
+                *card += u32::from(hi - lo) + 1;
+            }
+            _ => chunks.push((key, kept.len(), 1, u32::from(hi - lo) + 1)),
+        }
+        kept.push((lo, hi));
+    }
+}
+
 /// As [`serialize_runs`], with buffers kept from call to call.
 pub fn serialize_runs_with(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
     const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
     const SERIAL_COOKIE: u32 = 12347;
-    const NO_OFFSET_THRESHOLD: usize = 4;
+    group(runs, scratch);
     let RunScratch { pieces, chunks } = scratch;
-    pieces.clear();
-    chunks.clear();
-    for &(start, end) in runs {
-        let mut s = u64::from(start);
-        let e = u64::from(end); // exclusive
-        while s < e {
-            let key = (s >> 16) as u16;
-            let piece_end = e.min(((s >> 16) + 1) << 16);
-            let (lo, hi) = ((s & 0xffff) as u16, ((piece_end - 1) & 0xffff) as u16);
-            match chunks.last_mut() {
-                Some((k, _, n, card)) if *k == key => {
-                    *n += 1;
-                    *card += u32::from(hi - lo) + 1;
-                }
-                _ => chunks.push((key, pieces.len(), 1, u32::from(hi - lo) + 1)),
-            }
-            pieces.push((lo, hi));
-            s = piece_end;
-        }
-    }
-    // Container kind per chunk: 0 array, 1 bitmap, 2 run.
-    let kind = |n: usize, card: u32| -> u8 {
-        let run_size = 2 + 4 * n;
-        let other = if card > 4096 { 8192 } else { 2 * card as usize };
-        if run_size < other {
-            2
-        } else if card > 4096 {
-            1
-        } else {
-            0
-        }
-    };
     let n = chunks.len();
-    let has_runs = chunks.iter().any(|&(_, _, k, c)| kind(k, c) == 2);
+    let has_runs = chunks
+        .iter()
+        .any(|&(_, _, k, c)| Kind::of(k, c) == Kind::Run);
     let mut out = Vec::with_capacity(8 + 8 * n + 4 * pieces.len());
     if has_runs {
         out.extend_from_slice(&(SERIAL_COOKIE | ((n as u32 - 1) << 16)).to_le_bytes());
         let mut flags = vec![0u8; n.div_ceil(8)];
         for (i, &(_, _, k, c)) in chunks.iter().enumerate() {
-            if kind(k, c) == 2 {
+            if Kind::of(k, c) == Kind::Run {
                 flags[i / 8] |= 1 << (i % 8);
             }
         }
@@ -144,22 +159,22 @@ pub fn serialize_runs_with(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec
             out[at..at + 4].copy_from_slice(&here.to_le_bytes());
         }
         let list = &pieces[first..first + count];
-        match kind(count, card) {
-            2 => {
+        match Kind::of(count, card) {
+            Kind::Run => {
                 out.extend_from_slice(&(list.len() as u16).to_le_bytes());
                 for &(a, b) in list {
                     out.extend_from_slice(&a.to_le_bytes());
                     out.extend_from_slice(&(b - a).to_le_bytes());
                 }
             }
-            0 => {
+            Kind::Array => {
                 for &(a, b) in list {
                     for v in a..=b {
                         out.extend_from_slice(&v.to_le_bytes());
                     }
                 }
             }
-            _ => {
+            Kind::Bitmap => {
                 let mut words = [0u64; 1024];
                 for &(a, b) in list {
                     for v in a as usize..=b as usize {
@@ -195,8 +210,9 @@ mod tests {
             blob.len()
         );
         assert_eq!(serialize_runs(&[]).len(), 8);
-        assert_eq!(serialized_runs_len(&[]), 8);
-        assert_eq!(serialized_runs_len(&runs), blob.len());
+        let mut scratch = RunScratch::default();
+        assert_eq!(serialized_runs_len(&[], &mut scratch), 8);
+        assert_eq!(serialized_runs_len(&runs, &mut scratch), blob.len());
         assert!(
             RoaringBitmap::deserialize_from(serialize_runs(&[]).as_slice())
                 .unwrap()
@@ -223,7 +239,7 @@ mod tests {
                 expected.insert_range(a..b);
             }
             let blob = serialize_runs(&runs);
-            prop_assert_eq!(serialized_runs_len(&runs), blob.len());
+            prop_assert_eq!(serialized_runs_len(&runs, &mut RunScratch::default()), blob.len());
             let back = RoaringBitmap::deserialize_from(blob.as_slice()).unwrap();
             prop_assert_eq!(back, expected);
         }

@@ -111,7 +111,8 @@ impl TagReaderCache {
     }
 
     /// How many readers are kept.
-    pub fn kept(&self) -> usize {
+    #[cfg(test)]
+    fn kept(&self) -> usize {
         self.inner.lock().map_or(0, |i| i.kept.len())
     }
 }
