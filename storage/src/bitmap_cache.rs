@@ -55,12 +55,18 @@ struct Cache {
 }
 
 static CACHE: LazyLock<Cache> = LazyLock::new(|| Cache {
-    budget: std::env::var("CQLDB_BITMAP_CACHE_MB")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map_or(DEFAULT_BUDGET, |mb| mb.saturating_mul(1 << 20)),
+    budget: budget_from_env("CQLDB_BITMAP_CACHE_MB", DEFAULT_BUDGET),
     inner: Mutex::new(Inner::default()),
 });
+
+/// A cache's byte budget: `var`'s mebibytes from the environment (0 turns the cache off), else
+/// `default` (also for a value that is not a number).
+pub(crate) fn budget_from_env(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(default, |mb| mb.saturating_mul(1 << 20))
+}
 
 /// The unpacked bytes under `key`, if the cache holds them.
 pub fn lookup(key: CacheKey) -> Option<Arc<Vec<u8>>> {

@@ -47,12 +47,10 @@ impl TagReaderCache {
 
     /// A cache within the budget the environment sets (see the module's doc).
     pub fn from_env() -> Self {
-        Self::new(
-            std::env::var("CQLDB_TAG_CACHE_MB")
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .map_or(DEFAULT_BUDGET, |mb| mb.saturating_mul(1 << 20)),
-        )
+        Self::new(crate::bitmap_cache::budget_from_env(
+            "CQLDB_TAG_CACHE_MB",
+            DEFAULT_BUDGET,
+        ))
     }
 
     /// Segment `segment`'s reader: the kept one, or one `open` makes (kept if the segment was
