@@ -276,9 +276,29 @@ const BLIND_QUERIES: [&str; 31] = [
     "tag \"Annotator\" \"a\"",
 ];
 
+/// A material count compared with a number: what the index answers from its material
+/// signatures, searched by their counts (`executor/src/scan/signature_search.rs`).
+fn material() -> impl Strategy<Value = String> {
+    (
+        prop::sample::subsequence(
+            vec![
+                "A", "a", "P", "p", "N", "n", "B", "b", "R", "r", "Q", "q", "K",
+            ],
+            1..4,
+        ),
+        prop::sample::select(vec!["==", "!=", "<", "<=", ">", ">="]),
+        0u8..10,
+    )
+        .prop_map(|(pieces, op, n)| format!("#[{}] {op} {n}", pieces.concat()))
+}
+
 /// The grammar of random queries: indexable and non-indexable filters under `not`, `or`,
 /// compounds, `flipcolor` and header filters.
 fn atom() -> impl Strategy<Value = String> {
+    prop_oneof![4 => fixed_atom(), 1 => material()]
+}
+
+fn fixed_atom() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
         "mate",
         "check",

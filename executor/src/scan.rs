@@ -17,6 +17,7 @@ use cqldb_storage::{Bitboards, BitmapKey, GameResult, PositionFlags, Segment};
 use roaring::{MultiOps, RoaringBitmap};
 
 mod material;
+mod signature_search;
 
 use crate::found::{Found, Layout};
 use crate::positions::{DENSE, Positions, few_to_roaring};

@@ -74,5 +74,6 @@ pub use schema::{
 };
 pub use segment::{
     GameInfo, GameRows, GameSource, IssueRecord, NewGame, Segment, SegmentLayout, SegmentStats,
+    Signatures,
 };
 pub use text_dictionary::TextDictionary;

@@ -1,12 +1,13 @@
 //! Material scans of one segment: the material-signature bitmaps that pass a plan's
-//! [`MaterialTest`]s, found by the one key an exact material fixes or by testing each of the
-//! segment's signatures.
+//! [`MaterialTest`]s, found by the one key an exact material fixes or by a search through the
+//! segment's signatures (`signature_search.rs`).
 
 use cqldb_planner::ast::CmpOp;
 use cqldb_planner::plan::MaterialTest;
 use cqldb_storage::{BitmapKey, MaterialSignature};
 use shakmaty::Role;
 
+use super::signature_search::{Counted, passing};
 use super::{SegmentScan, piece};
 
 impl SegmentScan<'_> {
@@ -36,19 +37,12 @@ impl SegmentScan<'_> {
         Ok(&self.passing[at].1)
     }
 
-    /// The bitmaps of the segment's material signatures that pass `tests`, each signature
-    /// tested.
+    /// The bitmaps of the segment's material signatures that pass `tests`, found by a search
+    /// that skips the stretches of signatures no test can pass (`signature_search.rs`).
     fn tested_materials(&self, tests: &[MaterialTest]) -> cqldb_storage::Result<Vec<BitmapKey>> {
-        let counted: Vec<(u64, i64)> = tests.iter().map(|t| counted(t.pieces)).collect();
-        Ok(self
-            .seg
-            .materials()?
-            .filter(|&sig| {
-                tests
-                    .iter()
-                    .zip(&counted)
-                    .all(|(t, &(mask, kings))| t.holds(i64::from(sig.total(mask)) + kings))
-            })
+        let counted: Vec<Counted> = tests.iter().map(Counted::new).collect();
+        Ok(passing(self.seg.signatures()?, &counted)
+            .into_iter()
             .map(BitmapKey::Material)
             .collect())
     }
@@ -76,23 +70,6 @@ fn fixed_signature(tests: &[MaterialTest]) -> Option<MaterialSignature> {
     (fixed == 0xfff & !KINGS).then_some(MaterialSignature(sig))
 }
 
-/// How a signature counts the pieces `pieces` designates (12 bits: white P N B R Q K, then
-/// black): the bits of their counts ([`MaterialSignature::total`]), and the kings among them
-/// (always one each, so not in a signature).
-fn counted(pieces: u16) -> (u64, i64) {
-    let mut mask = 0;
-    let mut kings = 0;
-    for i in (0..12).filter(|i| pieces >> i & 1 == 1) {
-        let (color, role) = piece(i);
-        if role == Role::King {
-            kings += 1;
-        } else {
-            mask |= MaterialSignature::count_bits(color, role);
-        }
-    }
-    (mask, kings)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,10 +78,7 @@ mod tests {
 
     /// Whether a signature passes the tests as the general path tests it.
     fn passes(sig: MaterialSignature, tests: &[MaterialTest]) -> bool {
-        tests.iter().all(|t| {
-            let (mask, kings) = counted(t.pieces);
-            t.holds(i64::from(sig.total(mask)) + kings)
-        })
+        tests.iter().all(|t| Counted::new(t).passes(sig))
     }
 
     fn signature(counts: &[u8; 10]) -> MaterialSignature {

@@ -268,16 +268,20 @@ impl Segment {
     /// (nothing kept: a database of many segments would otherwise hold every segment's list,
     /// and walking one segment's keys costs microseconds).
     pub fn materials(&self) -> Result<impl Iterator<Item = MaterialSignature> + '_> {
+        let sigs = self.signatures()?;
+        Ok((0..sigs.len()).map(move |i| sigs.get(i)))
+    }
+
+    /// The material signatures that have a bitmap, ascending, as a view of the bitmap keys
+    /// (for searches that skip most of them, see [`Signatures`]).
+    pub fn signatures(&self) -> Result<Signatures<'_>> {
         // Keys sort by kind first: the material keys are one run.
         let first = BitmapKey::Material(MaterialSignature(0)).to_u64();
-        let last = first | ((1 << 56) - 1);
+        let last = first | SIGNATURE_BITS;
         let keys = &self.data().bitmap_keys;
-        Ok(keys[self.key_range(first, last)?].iter().filter_map(|k| {
-            match BitmapKey::from_u64(k.to_native()) {
-                Some(BitmapKey::Material(m)) => Some(m),
-                _ => None,
-            }
-        }))
+        Ok(Signatures {
+            keys: &keys[self.key_range(first, last)?],
+        })
     }
 
     /// The keys the segment has from `first` to `last` (both included), in key order: the
@@ -385,5 +389,32 @@ mod tests {
             prop_assert_eq!(filter_runs(&runs, &candidates), &candidates & &want);
             prop_assert_eq!(intersect_runs(&runs, &candidates), &candidates & &want);
         }
+    }
+}
+
+/// The bits of a material key below its kind.
+const SIGNATURE_BITS: u64 = (1 << 56) - 1;
+
+/// A segment's material signatures, ascending: its material bitmap keys read in place. The
+/// keys share their kind byte, so they sort as their signatures do, and a search can find
+/// where a run of signatures ends by bisection instead of testing each.
+#[derive(Copy, Clone)]
+pub struct Signatures<'a> {
+    keys: &'a [rkyv::rend::u64_le],
+}
+
+impl Signatures<'_> {
+    /// How many signatures there are.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The `i`-th signature in ascending order (`i < len()`).
+    pub fn get(&self, i: usize) -> MaterialSignature {
+        MaterialSignature(self.keys[i].to_native() & SIGNATURE_BITS)
     }
 }

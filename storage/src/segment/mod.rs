@@ -192,6 +192,7 @@ mod layout;
 mod parts;
 mod view;
 mod visit;
+pub use bitmaps::Signatures;
 pub use builder::SegmentBuilder;
 pub use layout::SegmentLayout;
 use parts::Part;
