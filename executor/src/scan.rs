@@ -383,13 +383,7 @@ impl<'a> SegmentScan<'a> {
             // none, read first and ending the intersection at once.
             Scan::Material(tests) => {
                 let seg = self.seg;
-                Some(
-                    self.passing_materials(tests)
-                        .ok()?
-                        .iter()
-                        .map(|&k| seg.bitmap_len(k))
-                        .sum(),
-                )
+                Some(seg.bitmaps_len(self.passing_materials(tests).ok()?))
             }
             Scan::All | Scan::Empty | Scan::Not(_) | Scan::Moves { .. } | Scan::Ply(..) => None,
         }
@@ -545,13 +539,11 @@ impl<'a> SegmentScan<'a> {
     /// The union of the stored bitmaps of `keys`: dense when they hold more than one in
     /// [`DENSE`] of the segment's positions, read straight into the dense set.
     fn union(&self, keys: &[BitmapKey]) -> cqldb_storage::Result<Positions> {
-        let len: u64 = keys.iter().map(|&k| self.seg.bitmap_len(k)).sum();
+        let len = self.seg.bitmaps_len(keys);
         let universe = self.layout.universe_len();
         if universe > 0 && len.saturating_mul(DENSE) >= u64::from(universe) {
             let mut d = FixedBitSet::with_capacity(universe as usize);
-            for &key in keys {
-                self.seg.bitmap_or_dense(key, &mut d)?;
-            }
+            self.seg.bitmaps_or_dense(keys, &mut d)?;
             return Ok(Positions::Dense(d));
         }
         let bitmaps = keys

@@ -39,6 +39,21 @@ fn answers(seg: &Segment, probes: &[BitmapKey]) -> Vec<Result<String, String>> {
             .map(|k| format!("{k:?}"))
             .map_err(|e| e.to_string()),
     );
+    // The batch read (one walk through the directory for ascending keys), over the probes in
+    // order and out of order: the union of the bitmaps read one by one, or an error.
+    let mut sorted = probes.to_vec();
+    sorted.sort_by_key(|k| k.to_u64());
+    let mut shuffled = sorted.clone();
+    shuffled.reverse();
+    shuffled.rotate_left(sorted.len() / 3);
+    for keys in [sorted, shuffled] {
+        let mut dense = fixedbitset::FixedBitSet::with_capacity(1 << 22);
+        out.push(
+            seg.bitmaps_or_dense(&keys, &mut dense)
+                .map(|()| format!("{:?}", dense.ones().collect::<Vec<_>>()))
+                .map_err(|e| e.to_string()),
+        );
+    }
     for &k in probes.iter().step_by(7) {
         out.push(
             seg.has_bitmap(k)
@@ -79,6 +94,29 @@ fn a_damaged_key_anywhere_gives_the_same_answers_or_an_error() {
     ]);
     let want = answers(&seg, &probes);
     assert!(want.iter().all(Result::is_ok), "{want:?}");
+    // Undamaged, the batch reads are the single reads summed.
+    let mut sorted = probes.clone();
+    sorted.sort_by_key(|k| k.to_u64());
+    let position_keys: Vec<BitmapKey> = sorted
+        .iter()
+        .copied()
+        .filter(|k| !matches!(k.kind(), cqldb_storage::KeyKind::Games))
+        .collect();
+    assert_eq!(
+        seg.bitmaps_len(&sorted),
+        sorted.iter().map(|&k| seg.bitmap_len(k)).sum::<u64>()
+    );
+    let mut dense = fixedbitset::FixedBitSet::with_capacity(1 << 22);
+    seg.bitmaps_or_dense(&position_keys, &mut dense).unwrap();
+    let mut each = roaring::RoaringBitmap::new();
+    for &k in &position_keys {
+        each |= seg.bitmap(k).unwrap();
+    }
+    assert_eq!(
+        dense.ones().map(|i| i as u32).collect::<Vec<_>>(),
+        each.iter().collect::<Vec<_>>()
+    );
+    assert!(!each.is_empty());
     drop(seg);
 
     // The keys column: the keys as little-endian numbers, found in the file.

@@ -43,21 +43,25 @@ impl Segment {
     /// With `near`, a packed bitmap cut into chunks is read only in the chunks whose range
     /// holds one of `near`'s members: what a caller testing only those members needs.
     fn read(&self, key: BitmapKey, near: Option<&RoaringBitmap>) -> Result<Option<Read<'_>>> {
-        let Some((i, blob)) = self.stored_blob(key)? else {
-            return Ok(None);
-        };
+        match self.bitmap_index(key)? {
+            Some(i) => self.read_at(key, i, near).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Self::read`] of the bitmap at directory index `i` (which holds `key`).
+    fn read_at(&self, key: BitmapKey, i: usize, near: Option<&RoaringBitmap>) -> Result<Read<'_>> {
+        let blob = self.stored_blob_at(i)?;
         if !bitmap_pack::is_packed(blob) {
-            return Ok(Some(Read::Roaring(RoaringBytes::Stored(blob))));
+            return Ok(Read::Roaring(RoaringBytes::Stored(blob)));
         }
         let damaged = || self.corrupt(&format!("bitmap {key:?}: packed form unreadable"));
         if !bitmap_pack::is_costly(blob) {
-            return bitmap_pack::runs(blob)
-                .map(|r| Some(Read::Runs(r)))
-                .ok_or_else(damaged);
+            return bitmap_pack::runs(blob).map(Read::Runs).ok_or_else(damaged);
         }
         let cache_key = (self.uid, i as u32);
         if let Some(b) = crate::bitmap_cache::lookup(cache_key) {
-            return Ok(Some(Read::Roaring(RoaringBytes::Unpacked(b))));
+            return Ok(Read::Roaring(RoaringBytes::Unpacked(b)));
         }
         // Read whole when it is to be kept: a bitmap read again is read whole from the cache.
         let keep = crate::bitmap_cache::admit(cache_key);
@@ -73,14 +77,19 @@ impl Segment {
             let bytes = serialize_runs_with(&runs, &mut RunScratch::default());
             crate::bitmap_cache::keep(cache_key, bytes);
         }
-        Ok(Some(Read::Runs(runs)))
+        Ok(Read::Runs(runs))
     }
 
     /// The directory index and checked stored bytes of `key`'s bitmap.
     fn stored_blob(&self, key: BitmapKey) -> Result<Option<(usize, &[u8])>> {
-        let Some(i) = self.bitmap_index(key)? else {
-            return Ok(None);
-        };
+        match self.bitmap_index(key)? {
+            Some(i) => Ok(Some((i, self.stored_blob_at(i)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// The checked stored bytes of the bitmap at directory index `i`.
+    fn stored_blob_at(&self, i: usize) -> Result<&[u8]> {
         self.directory(i..i + 1, Half::Entries)?;
         let d = self.data();
         let header = d
@@ -99,7 +108,7 @@ impl Segment {
                 w.fetch_or(bit, Ordering::Relaxed);
             }
         }
-        Ok(Some((i, blob)))
+        Ok(blob)
     }
 
     /// The positions of `with` that are in `key`'s bitmap, read from the stored bitmap without
@@ -141,6 +150,79 @@ impl Segment {
             None => {}
         }
         Ok(())
+    }
+
+    /// Adds the members of every bitmap of `keys` to `dense`: [`Self::bitmap_or_dense`] of each,
+    /// with the keys found by one walk through the directory when they ascend (a broad
+    /// material test unions thousands of signatures' bitmaps, and a search for each from
+    /// scratch cost as much as reading them).
+    pub fn bitmaps_or_dense(&self, keys: &[BitmapKey], dense: &mut FixedBitSet) -> Result<()> {
+        for (key, i) in self.bitmap_indices(keys)? {
+            match self.read_at(key, i, None)? {
+                Read::Roaring(blob) => {
+                    crate::bitmap_dense::or_into(&self.parsed(key, &blob)?, dense)
+                }
+                Read::Runs(runs) => crate::bitmap_dense::or_runs(&runs, dense),
+            }
+        }
+        Ok(())
+    }
+
+    /// The summed sizes of the bitmaps of `keys` ([`Self::bitmap_len`] of each), the keys
+    /// found as in [`Self::bitmaps_or_dense`].
+    pub fn bitmaps_len(&self, keys: &[BitmapKey]) -> u64 {
+        self.bitmap_indices(keys).map_or(0, |found| {
+            found.into_iter().map(|(_, i)| self.len_at(i)).sum()
+        })
+    }
+
+    /// Where each key of `keys` that the segment has is among its bitmaps. Ascending keys are
+    /// found by galloping on from the last one found; each place is then proved as
+    /// [`Self::key_range`] proves one (its directory chunk checked, its neighbours bracketing
+    /// it), a key out of order or a place not proved falls back to that search.
+    fn bitmap_indices(&self, keys: &[BitmapKey]) -> Result<Vec<(BitmapKey, usize)>> {
+        let all = &self.data().bitmap_keys;
+        let n = all.len();
+        let at = |i: usize| all[i].to_native();
+        let mut out = Vec::with_capacity(keys.len());
+        let mut from = 0usize;
+        let mut last: Option<u64> = None;
+        for &key in keys {
+            let k = key.to_u64();
+            let ascending = last.is_none_or(|l| l < k);
+            last = Some(k);
+            // The first index at or after `from` whose key is not below `k`.
+            let i = ascending.then(|| {
+                let mut step = 1;
+                let mut below = from;
+                while below + step < n && at(below + step) < k {
+                    below += step;
+                    step *= 2;
+                }
+                let (mut lo, mut hi) = (below, (below + step).min(n));
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if at(mid) < k { lo = mid + 1 } else { hi = mid }
+                }
+                lo
+            });
+            let proved = match i {
+                Some(i) => {
+                    self.directory(i.saturating_sub(1)..(i + 1).min(n), Half::Keys)?;
+                    ((i == 0 || at(i - 1) < k) && (i == n || at(i) >= k)).then_some(i)
+                }
+                None => None,
+            };
+            let found = match proved {
+                Some(i) => (i < n && at(i) == k).then_some(i),
+                None => self.bitmap_index(key)?,
+            };
+            if let Some(i) = found {
+                out.push((key, i));
+                from = i;
+            }
+        }
+        Ok(out)
     }
 
     /// Keeps in `dense` only the members of `key`'s bitmap, read from the stored bytes; returns
@@ -214,11 +296,17 @@ impl Segment {
     /// How many positions (or games) `key`'s bitmap holds, from its header (0 without one): a
     /// selectivity estimate, not checked against the bitmap's checksum.
     pub fn bitmap_len(&self, key: BitmapKey) -> u64 {
-        let d = self.data();
         self.bitmap_index(key)
             .ok()
             .flatten()
-            .and_then(|i| d.bitmap_blobs.get(i))
+            .map_or(0, |i| self.len_at(i))
+    }
+
+    /// [`Self::bitmap_len`] of the bitmap at directory index `i`.
+    fn len_at(&self, i: usize) -> u64 {
+        self.data()
+            .bitmap_blobs
+            .get(i)
             .and_then(|h| view::blob_at(self.archive(), h))
             .and_then(|b| {
                 bitmap_pack::packed_len(b).or_else(|| crate::bitmap_lookup::serialized_len(b))
