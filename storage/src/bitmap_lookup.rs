@@ -104,8 +104,9 @@ struct Cursor {
 }
 
 /// The first `i` in `lo..hi` for which `at_or_after(i)` holds (it holds from some point on), or
-/// `hi`: galloping from `lo`, since the next value is usually near the last.
-fn first(lo: usize, hi: usize, at_or_after: impl Fn(usize) -> bool) -> usize {
+/// `hi`: galloping from `lo`, since the next value is usually near the last. Also the search of
+/// other sorted sequences read by index (a segment's bitmap keys, its material signatures).
+pub fn first(lo: usize, hi: usize, at_or_after: impl Fn(usize) -> bool) -> usize {
     let mut step = 1usize;
     let mut below = lo;
     while below + step < hi && !at_or_after(below + step) {
@@ -296,6 +297,16 @@ pub(crate) mod tests {
         let mut blob = Vec::new();
         b.serialize_into(&mut blob).unwrap();
         (b, blob)
+    }
+
+    #[test]
+    fn first_finds_where_a_condition_starts_holding() {
+        for n in 1..70 {
+            for k in 1..=n {
+                assert_eq!(first(0, n, |i| i >= k), k, "n={n} k={k}");
+                assert_eq!(first(3, n + 3, |i| i >= k + 3), k + 3);
+            }
+        }
     }
 
     proptest! {

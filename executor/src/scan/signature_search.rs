@@ -16,6 +16,7 @@ use std::ops::Range;
 
 use cqldb_planner::ast::CmpOp;
 use cqldb_planner::plan::MaterialTest;
+use cqldb_storage::bitmap_lookup::first;
 use cqldb_storage::{MaterialSignature, Signatures};
 use shakmaty::Role;
 
@@ -186,7 +187,7 @@ impl<S: SortedSignatures> Search<'_, S> {
             {
                 return;
             }
-            let end = first_not(at..range.end, |i| count(i) as i64 <= v);
+            let end = first(at, range.end, |i| count(i) as i64 > v);
             self.stretch(at..end, j, &child);
             at = end;
         }
@@ -197,29 +198,6 @@ impl<S: SortedSignatures> Search<'_, S> {
 /// drop a stretch.
 fn bounds_above(t: &Counted) -> bool {
     matches!(t.op, CmpOp::Eq | CmpOp::Lt | CmpOp::Le)
-}
-
-/// The first index of `range` where `holds` stops holding (it holds for a prefix), found by
-/// galloping from the start (the next stretch is usually short) then bisecting.
-fn first_not(range: Range<usize>, holds: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, end) = (range.start, range.end);
-    let mut step = 1;
-    while lo + step < end && holds(lo + step) {
-        lo += step;
-        step *= 2;
-    }
-    // `holds(lo)` (the caller's first index holds); the answer is in lo + 1 ..= min(lo + step, end).
-    let mut hi = (lo + step).min(end);
-    lo += 1;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if holds(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 #[cfg(test)]
@@ -265,16 +243,6 @@ mod tests {
                 .filter(|&s| tests.iter().all(|t| t.passes(s)))
                 .collect();
             prop_assert_eq!(passing(&sigs[..], &tests), want);
-        }
-    }
-
-    #[test]
-    fn first_not_finds_the_end_of_a_prefix() {
-        for n in 1..70 {
-            for k in 1..=n {
-                assert_eq!(first_not(0..n, |i| i < k), k, "n={n} k={k}");
-                assert_eq!(first_not(3..n + 3, |i| i < k + 3), k + 3);
-            }
         }
     }
 }

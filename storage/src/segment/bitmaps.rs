@@ -142,18 +142,11 @@ impl Segment {
     /// Adds the members of `key`'s bitmap to `dense`, a set over the segment's positions (or
     /// games), read from the stored bytes (see [`bitmap_dense`](crate::bitmap_dense)).
     pub fn bitmap_or_dense(&self, key: BitmapKey, dense: &mut FixedBitSet) -> Result<()> {
-        match self.read(key, None)? {
-            Some(Read::Roaring(blob)) => {
-                crate::bitmap_dense::or_into(&self.parsed(key, &blob)?, dense)
-            }
-            Some(Read::Runs(runs)) => crate::bitmap_dense::or_runs(&runs, dense),
-            None => {}
-        }
-        Ok(())
+        self.bitmaps_or_dense(std::slice::from_ref(&key), dense)
     }
 
-    /// Adds the members of every bitmap of `keys` to `dense`: [`Self::bitmap_or_dense`] of each,
-    /// with the keys found by one walk through the directory when they ascend (a broad
+    /// Adds the members of every bitmap of `keys` to `dense` ([`Self::bitmap_or_dense`] is this
+    /// for one key), with the keys found by one walk through the directory when they ascend (a broad
     /// material test unions thousands of signatures' bitmaps, and a search for each from
     /// scratch cost as much as reading them).
     pub fn bitmaps_or_dense(&self, keys: &[BitmapKey], dense: &mut FixedBitSet) -> Result<()> {
@@ -192,20 +185,7 @@ impl Segment {
             let ascending = last.is_none_or(|l| l < k);
             last = Some(k);
             // The first index at or after `from` whose key is not below `k`.
-            let i = ascending.then(|| {
-                let mut step = 1;
-                let mut below = from;
-                while below + step < n && at(below + step) < k {
-                    below += step;
-                    step *= 2;
-                }
-                let (mut lo, mut hi) = (below, (below + step).min(n));
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    if at(mid) < k { lo = mid + 1 } else { hi = mid }
-                }
-                lo
-            });
+            let i = ascending.then(|| crate::bitmap_lookup::first(from, n, |i| at(i) >= k));
             let proved = match i {
                 Some(i) => {
                     self.directory(i.saturating_sub(1)..(i + 1).min(n), Half::Keys)?;
