@@ -196,8 +196,8 @@ fn conformance_suite() {
         let v = usize::from(q.header.variations);
         let mut pgn = Vec::new();
         let summary = run(&q, &corpus.pgn[v], Some(&mut pgn));
-        let from_pgn = summary.matched;
-        let from_db = run(&q, &corpus.db[v], None).matched;
+        let from_pgn = summary.matched.into_vec();
+        let from_db = run(&q, &corpus.db[v], None).matched.into_vec();
         if let Some(path) = row.note.strip_prefix("stdout=") {
             let golden = std::fs::read_to_string(suite().join(path)).unwrap_or_default();
             if message_lines(&golden) != summary.messages {

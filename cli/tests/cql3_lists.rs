@@ -205,6 +205,7 @@ fn games(query: &str, source: Source) -> Vec<u64> {
     run(&CqlRun::new(query, source))
         .unwrap_or_else(|e| panic!("{query}: {e:#}"))
         .matched
+        .into_vec()
 }
 
 #[test]

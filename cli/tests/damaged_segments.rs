@@ -18,7 +18,10 @@ fn answer(db: &Path, query: &str, out: &Path) -> Result<(Vec<u64>, Vec<u8>), Str
     };
     let _ = std::fs::remove_file(out);
     match run(&r) {
-        Ok(summary) => Ok((summary.matched, std::fs::read(out).unwrap_or_default())),
+        Ok(summary) => Ok((
+            summary.matched.into_vec(),
+            std::fs::read(out).unwrap_or_default(),
+        )),
         Err(e) => Err(format!("{e:#}")),
     }
 }

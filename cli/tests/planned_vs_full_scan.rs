@@ -60,7 +60,7 @@ fn outcome(r: &CqlRun, plan: PhysicalPlan) -> (Vec<u64>, Vec<u8>) {
         .output
         .as_ref()
         .map(|p| std::fs::read(p).unwrap_or_default());
-    (s.matched, out.unwrap_or_default())
+    (s.matched.into_vec(), out.unwrap_or_default())
 }
 
 /// Compares the planned run (made with `rules`) with the full scan; `Err` describes the first
@@ -102,7 +102,8 @@ fn compare(
     count.output = None;
     let n = run_plan(&count, cqldb::cql::plan(&count).expect("plan"))
         .expect("count")
-        .matched;
+        .matched
+        .into_vec();
     if n != full.0 {
         return Err(format!(
             "{query}: count-only run gives {} games, not {}",
@@ -521,12 +522,15 @@ fn plans_explain_their_stages() {
     // for a tag search and whatever stands on one.
     let text = cqldb::cql::explain(&r, &plan, None).unwrap();
     assert!(text.contains("BitmapAnd  [est. positions="), "{text}");
-    let analyzed = ok(&["explain", "--analyze", "--db", s(&f.db), "-cql", "mate"]);
-    let line = analyzed
-        .lines()
-        .find(|l| l.contains("IndexScan: flag mate"))
-        .unwrap_or_else(|| panic!("{analyzed}"));
-    let field = |from: &str| -> u64 {
+    let analyzed_line = |query: &str, operator: &str| -> String {
+        let analyzed = ok(&["explain", "--analyze", "--db", s(&f.db), "-cql", query]);
+        analyzed
+            .lines()
+            .find(|l| l.contains(operator))
+            .unwrap_or_else(|| panic!("{analyzed}"))
+            .to_owned()
+    };
+    let field = |line: &str, from: &str| -> u64 {
         let at = line.find(from).unwrap_or_else(|| panic!("{line}")) + from.len();
         line[at..]
             .split([',', ']'])
@@ -535,7 +539,22 @@ fn plans_explain_their_stages() {
             .parse()
             .unwrap()
     };
-    assert_eq!(field("[est. positions="), field("]  [positions="), "{line}");
+    let line = analyzed_line("Rf1", "IndexScan: pieces R on f1");
+    assert_eq!(
+        field(&line, "[est. positions="),
+        field(&line, "]  [positions="),
+        "{line}"
+    );
+    // A flag's games: one stored game bitmap, its size exact too.
+    let line = analyzed_line("mate", "GameScan: games with mate on the main line");
+    let measured = &line[line
+        .find("]  [positions=")
+        .unwrap_or_else(|| panic!("{line}"))..];
+    assert_eq!(
+        field(&line, ", games="),
+        field(measured, ", games="),
+        "{line}"
+    );
     assert!(
         text.contains("CandidateGames (exact)  [est. games="),
         "{text}"
@@ -985,4 +1004,49 @@ fn index_edge_cases_agree() {
         let n = |r: &CqlRun| cqldb::cql::run(r).unwrap().matched;
         assert_eq!(n(&r), n(&full), "{q}");
     }
+}
+
+/// The games a segment keeps per flag and line are the games of the flag's positions there
+/// (on the main line): what a segment written before them gives, read from the positions.
+#[test]
+fn flag_games_are_the_games_of_the_flag_s_positions() {
+    use cqldb_planner::plan::{GameLine, PositionFlag};
+    let f = fixture();
+    let db = cqldb_storage::Database::open(&f.db).unwrap();
+    let mut nonempty = 0;
+    for (_, seg) in db.segments() {
+        for flag in [
+            PositionFlag::Check,
+            PositionFlag::Mate,
+            PositionFlag::Stalemate,
+        ] {
+            for line in [GameLine::Main, GameLine::Anywhere] {
+                let storage_line = match line {
+                    GameLine::Main => cqldb_storage::GameLine::Main,
+                    GameLine::Anywhere => cqldb_storage::GameLine::Anywhere,
+                };
+                let storage_flag = match flag {
+                    PositionFlag::Check => cqldb_storage::PositionFlags::CHECK,
+                    PositionFlag::Mate => cqldb_storage::PositionFlags::MATE,
+                    _ => cqldb_storage::PositionFlags::STALEMATE,
+                };
+                let key = cqldb_storage::BitmapKey::flag_games(storage_flag, storage_line);
+                assert!(seg.has_bitmap(key).unwrap(), "{key:?} written");
+                let positions = match line {
+                    GameLine::Main => {
+                        Scan::And(vec![Scan::Flag(flag), Scan::Flag(PositionFlag::Mainline)])
+                    }
+                    GameLine::Anywhere => Scan::Flag(flag),
+                };
+                let mut scan = cqldb_executor::scan::SegmentScan::new(seg, 1).unwrap();
+                let stored = scan
+                    .eval_games(&Scan::FlagGames { flag, line }, &mut Vec::new())
+                    .unwrap();
+                let from_positions = scan.eval_games(&positions, &mut Vec::new()).unwrap();
+                assert_eq!(stored, from_positions, "{flag:?} {line:?}");
+                nonempty += usize::from(!stored.is_empty());
+            }
+        }
+    }
+    assert!(nonempty >= 5, "the corpus has checks, mates and stalemates");
 }

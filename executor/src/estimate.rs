@@ -177,6 +177,7 @@ fn of(ss: &mut SegmentScan<'_>, scan: &Scan, ops: &mut Vec<Option<Est>>) -> Opti
         | Scan::GameResult(_)
         | Scan::GameRange { .. }
         | Scan::GameTag { .. }
+        | Scan::FlagGames { .. }
         | Scan::Moves { .. } => ss.stored_size(scan).map(stored),
     };
     ops[me] = est;

@@ -287,10 +287,9 @@ fn run_db(
     }
     if plan.residual == Residual::None && !stats.inexact && plan.sink != SinkKind::Positions {
         sink.summary.games += read;
-        sink.summary.matched.reserve(read as usize);
-        for (first, _, games) in &segments {
+        for (first, _, games) in segments {
             if let Some(games) = games {
-                append_numbers(&mut sink.summary.matched, *first, games);
+                sink.summary.matched.push_segment(first, games);
             }
         }
         return Ok(stats);
@@ -350,20 +349,6 @@ fn run_db(
     })?;
     residual_stats(&mut stats.residual, sink, before, t);
     Ok(stats)
-}
-
-/// Appends `first + g` for each member `g` of `games`, in order, a batch at a time: roaring's
-/// one-at-a-time iterator was a quarter of the time of counting a broad query's 155k games.
-fn append_numbers(out: &mut Vec<u64>, first: u64, games: &roaring::RoaringBitmap) {
-    let mut batch = [0u32; 512];
-    let mut members = games.iter();
-    loop {
-        let got = members.next_many(&mut batch);
-        if got.is_empty() {
-            return;
-        }
-        out.extend(got.iter().map(|&g| first + u64::from(g)));
-    }
 }
 
 /// Games per work unit of the parallel residual.

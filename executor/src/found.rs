@@ -79,10 +79,24 @@ impl<'a> Layout<'a> {
 
     /// The games of `games` that have a position.
     pub fn nonempty(&self, games: &RoaringBitmap) -> RoaringBitmap {
-        games
-            .iter()
-            .filter(|&g| self.range(g).is_some_and(|(a, b)| a < b))
-            .collect()
+        let n = self.game_count();
+        // A few games are looked up one by one; a large set (the games with a check) loses
+        // the few games without positions found by one pass over the starts, instead of a
+        // lookup and an insertion per game.
+        if games.len().saturating_mul(8) < u64::from(n) {
+            return games
+                .iter()
+                .filter(|&g| self.range(g).is_some_and(|(a, b)| a < b))
+                .collect();
+        }
+        let mut out = games.clone();
+        out.remove_range(n..);
+        for (g, w) in (0u32..).zip(self.starts.windows(2)) {
+            if w[0] >= w[1] {
+                out.remove(g);
+            }
+        }
+        out
     }
 
     /// Game `g`'s positions.
@@ -383,6 +397,27 @@ mod tests {
             prop_assert_eq!(&games_of(&starts, &positions), &naive);
             prop_assert_eq!(&sparse_games_of::<3>(&starts, &positions), &naive);
             prop_assert_eq!(sparse_games_of::<1>(&starts, &positions), naive);
+        }
+    }
+
+    proptest! {
+        /// Games without positions are dropped, and numbers past the last game, whether the
+        /// set is small (looked up one by one) or large (one pass over the starts).
+        #[test]
+        fn nonempty_keeps_the_games_with_a_position(
+            lens in proptest::collection::vec(0u32..3, 0..200),
+            games in proptest::collection::vec(0u32..220, 0..220),
+        ) {
+            let mut starts = vec![0u32];
+            for l in &lens {
+                starts.push(starts.last().copied().unwrap_or(0) + l);
+            }
+            let games: RoaringBitmap = games.into_iter().collect();
+            let naive: RoaringBitmap = games
+                .iter()
+                .filter(|&g| (g as usize) < lens.len() && lens[g as usize] > 0)
+                .collect();
+            prop_assert_eq!(Layout::new(starts.into()).nonempty(&games), naive);
         }
     }
 

@@ -17,6 +17,7 @@ pub mod found;
 pub mod gtql;
 mod listed;
 pub mod match_output;
+pub mod matched;
 pub mod ordered;
 pub mod output;
 pub mod positions;

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use cqldb_planner::plan::{
-    GameAttr, MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan,
+    GameAttr, GameLine, MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan,
 };
 use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
@@ -164,6 +164,18 @@ impl<'a> SegmentScan<'a> {
                         self.inexact = true;
                         Found::ALL
                     }
+                }
+            }
+            Scan::FlagGames { flag: f, line } => {
+                let key = flag_games_key(*f, *line);
+                if self.seg.has_bitmap(key)? {
+                    Found::games(self.seg.bitmap(key)?)
+                } else {
+                    // A segment from before the game bitmaps: the flag's positions, their
+                    // games (measured as this operator's).
+                    let positions = flag_positions(*f, *line);
+                    let inner = self.eval_at(&positions, &mut Vec::new(), &mut 0)?;
+                    Found::games(self.layout.games_in(&inner))
                 }
             }
             Scan::Moves { of, traits } => Found::positions(self.moves(*of, *traits)?),
@@ -360,6 +372,18 @@ impl<'a> SegmentScan<'a> {
                 Some(games.saturating_mul(self.positions_per_game()))
             }
             Scan::Flag(f) => Some(self.seg.bitmap_len(BitmapKey::flag(flag(*f)))),
+            Scan::FlagGames { flag: f, line } => {
+                let key = flag_games_key(*f, *line);
+                if self.seg.has_bitmap(key).ok()? {
+                    Some(
+                        self.seg
+                            .bitmap_len(key)
+                            .saturating_mul(self.positions_per_game()),
+                    )
+                } else {
+                    self.estimated_len(&flag_positions(*f, *line))
+                }
+            }
             Scan::Pieces { pieces, squares } => Some(
                 piece_keys(*pieces, *squares)
                     .map(|k| self.seg.bitmap_len(k))
@@ -405,6 +429,15 @@ impl<'a> SegmentScan<'a> {
                 .ok()?
                 .map(|key| StoredSize::Positions(self.seg.bitmap_len(key))),
             Scan::GameNumbers(lo, hi) => Some(StoredSize::Games(self.game_numbers(*lo, *hi).len())),
+            Scan::FlagGames { flag: f, line } => {
+                let key = flag_games_key(*f, *line);
+                if self.seg.has_bitmap(key).ok()? {
+                    Some(StoredSize::Games(self.seg.bitmap_len(key)))
+                } else {
+                    // A segment from before the game bitmaps: at most the flag's positions.
+                    self.stored_size(&Scan::Flag(*f))
+                }
+            }
             Scan::GameResult(r) => {
                 let key = BitmapKey::ResultTag(GameResult::from_pgn(r));
                 self.seg
@@ -665,6 +698,23 @@ fn piece_keys(pieces: u16, squares: u64) -> impl Iterator<Item = BitmapKey> {
 /// Advances `index` past a scan that was not evaluated (an `and` already empty).
 fn skip(scan: &Scan, index: &mut usize) {
     scan.visit(&mut |_| *index += 1);
+}
+
+/// The key of the games with `f` on `line`.
+fn flag_games_key(f: PositionFlag, line: GameLine) -> BitmapKey {
+    let line = match line {
+        GameLine::Main => cqldb_storage::GameLine::Main,
+        GameLine::Anywhere => cqldb_storage::GameLine::Anywhere,
+    };
+    BitmapKey::flag_games(flag(f), line)
+}
+
+/// The positions whose games [`Scan::FlagGames`] names.
+fn flag_positions(f: PositionFlag, line: GameLine) -> Scan {
+    match line {
+        GameLine::Main => Scan::And(vec![Scan::Flag(f), Scan::Flag(PositionFlag::Mainline)]),
+        GameLine::Anywhere => Scan::Flag(f),
+    }
 }
 
 fn flag(f: PositionFlag) -> PositionFlags {

@@ -16,6 +16,7 @@ use cqldb_storage::output_file::AtomicFile;
 
 pub use crate::match_output::MatchFormat;
 use crate::match_output::MatchOutput;
+pub use crate::matched::Matched;
 use crate::output::OutputOptions;
 use crate::{Game, GameMatch};
 
@@ -27,7 +28,7 @@ pub struct Summary {
     /// Positions visited (evaluated).
     pub positions: u64,
     /// Numbers of the games written, in output order.
-    pub matched: Vec<u64>,
+    pub matched: Matched,
     /// (game, position id, ply) of every matched position of the selected games, in input
     /// order; only from a sink [`Sink::keeping_positions`].
     pub positions_matched: Vec<(u64, u32, u32)>,
@@ -237,7 +238,7 @@ impl<'a> Sink<'a> {
                 Some(w) => Some(w),
                 None => None,
             };
-            self.summary.matched = sorted.finish(out)?;
+            self.summary.matched = Matched::from(sorted.finish(out)?);
         }
         if let Some(w) = self.out.take() {
             w.close()?;

@@ -240,7 +240,7 @@ fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Fou
     let plan = cqldb_executor::query::plan(&run)?;
     let plan_text = plan.explain(&run.query, &[], None);
     let summary = cqldb_executor::query::run_plan(&run, plan)?;
-    let mut matched = summary.matched;
+    let mut matched = summary.matched.into_vec();
     if table == Table::Games {
         matched.extend(games_without_positions(db, lo, hi)?);
     }

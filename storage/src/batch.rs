@@ -5,9 +5,10 @@
 //! [`encode_batch`] does it in parallel worker threads. The single writer then only concatenates
 //! blobs and keeps the grouped runs (see `segment/` and `runs.rs`).
 
+use crate::bitmap_key::GameLine;
 use crate::columns::BlockWriter;
 use crate::runs::{BatchRuns, RunFinder};
-use crate::schema::{CommentRef, GameMeta, GameResult, NagRef};
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags};
 use crate::segment::{IssueRecord, NewGame};
 use crate::text_dictionary::TextDictionary;
 use std::sync::Arc;
@@ -53,8 +54,44 @@ pub struct BatchGame {
     pub issues: u32,
     /// Variations not in the tree.
     pub detached_variations: u32,
+    /// The flags some position of the game carries (for the segment's game bitmaps).
+    pub flags: GameFlags,
     /// Tag pairs (for the tag index).
     pub tags: Vec<(String, String)>,
+}
+
+/// The flags some position of a game carries, on its main line and anywhere in its tree.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameFlags {
+    /// The union of the main-line positions' flags.
+    pub main_line: PositionFlags,
+    /// The union of every position's flags.
+    pub anywhere: PositionFlags,
+}
+
+impl GameFlags {
+    /// The flags of a game whose positions carry `flags`.
+    pub fn of(flags: impl IntoIterator<Item = PositionFlags>) -> Self {
+        let (mut main_line, mut anywhere) = (0, 0);
+        for f in flags {
+            anywhere |= f.0;
+            if f.contains(PositionFlags::MAINLINE) {
+                main_line |= f.0;
+            }
+        }
+        Self {
+            main_line: PositionFlags(main_line),
+            anywhere: PositionFlags(anywhere),
+        }
+    }
+
+    /// The flags on `line`.
+    pub fn on(self, line: GameLine) -> PositionFlags {
+        match line {
+            GameLine::Main => self.main_line,
+            GameLine::Anywhere => self.anywhere,
+        }
+    }
 }
 
 /// A batch of games, encoded.
@@ -164,6 +201,7 @@ impl BatchEncoder {
             }),
             issues: game.issues.len() as u32,
             detached_variations: game.detached_variations,
+            flags: GameFlags::of(game.positions.iter().map(|p| p.flags)),
             tags: game.tags,
         });
         self.text.extend_from_slice(&game.text);

@@ -15,7 +15,8 @@ use crate::roaring_runs::{RunScratch, serialize_runs_with};
 use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
 use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, PositionFlags, date_year, rating};
 
-pub use crate::bitmap_key::{BitmapKey, MIN_BOARD_REPEATS, move_bit};
+use crate::batch::GameFlags;
+pub use crate::bitmap_key::{BitmapKey, GAME_FLAGS, GameLine, MIN_BOARD_REPEATS, move_bit};
 
 /// Every result, in key order.
 const RESULTS: [GameResult; 4] = [
@@ -70,11 +71,24 @@ impl BitmapBuilder {
         self.batches.push((base, runs));
     }
 
-    /// Adds a game (segment-local number `game`) with its tags.
-    pub fn push_game(&mut self, game: u32, meta: &GameMeta, tags: &[(String, String)]) {
+    /// Adds a game (segment-local number `game`) with its tags and its positions' flags.
+    pub fn push_game(
+        &mut self,
+        game: u32,
+        meta: &GameMeta,
+        flags: GameFlags,
+        tags: &[(String, String)],
+    ) {
         let mut add =
             |key: BitmapKey| push_run(self.other.entry(key.to_u64()).or_default(), game, game + 1);
         add(BitmapKey::Result(meta.result));
+        for line in GameLine::ALL {
+            for flag in GAME_FLAGS {
+                if flags.on(line).contains(flag) {
+                    add(BitmapKey::flag_games(flag, line));
+                }
+            }
+        }
         let result_tag = tags.iter().find(|(name, _)| name == "Result");
         if let Some(r) = result_tag.and_then(|(_, v)| RESULTS.into_iter().find(|r| r.as_pgn() == v))
         {
@@ -127,7 +141,16 @@ impl BitmapBuilder {
         let mut entries: Vec<(u64, Vec<u8>)> = self
             .other
             .into_iter()
-            .map(|(key, runs)| (key, store_runs(&runs, &mut buffers)))
+            .map(|(key, runs)| {
+                // The games with a flag answer counts alone: read whole by every such count,
+                // they stay in roaring's format, which reads as fast as it is copied (packed,
+                // the two in three games with a check took longer to unpack than to count).
+                let blob = match BitmapKey::from_u64(key) {
+                    Some(BitmapKey::FlagGames(..)) => serialize_runs_with(&runs, &mut buffers),
+                    _ => store_runs(&runs, &mut buffers),
+                };
+                (key, blob)
+            })
             .collect();
         let mut scratch = Vec::new();
         for slot in 0..DENSE_SLOTS {
@@ -161,7 +184,12 @@ impl BitmapBuilder {
             .into_iter()
             .map(BitmapKey::ResultTag)
             .chain([BitmapKey::YearOutside])
-            .chain(Color::ALL.map(BitmapKey::EloOutside));
+            .chain(Color::ALL.map(BitmapKey::EloOutside))
+            .chain(
+                GameLine::ALL
+                    .into_iter()
+                    .flat_map(|line| GAME_FLAGS.map(|flag| BitmapKey::flag_games(flag, line))),
+            );
         for key in markers.map(BitmapKey::to_u64) {
             if !entries.iter().any(|(k, _)| *k == key) {
                 entries.push((key, serialize_runs_with(&[], &mut buffers)));
@@ -235,6 +263,7 @@ mod tests {
             BitmapKey::TagValue(u32::MAX),
             BitmapKey::Move(63),
             BitmapKey::EloBand(Color::White, u16::MAX),
+            BitmapKey::FlagGames(63, GameLine::Anywhere),
         ] {
             assert!(other.to_u64() < board, "{other:?}");
         }
@@ -259,14 +288,14 @@ mod tests {
         };
         let tag = |v: &str| vec![("Result".to_owned(), v.to_owned())];
         let mut b = BitmapBuilder::default();
-        b.push_game(0, &meta, &tag("0-1"));
+        b.push_game(0, &meta, GameFlags::default(), &tag("0-1"));
         // Not CQL's `0-1`: an indexed result, but no exact tag.
-        b.push_game(1, &meta, &tag(" 0-1"));
-        b.push_game(2, &meta, &[]);
+        b.push_game(1, &meta, GameFlags::default(), &tag(" 0-1"));
+        b.push_game(2, &meta, GameFlags::default(), &[]);
         // The first tag counts.
         let mut two = tag("*");
         two.extend(tag("0-1"));
-        b.push_game(3, &meta, &two);
+        b.push_game(3, &meta, GameFlags::default(), &two);
         let (keys, blobs) = b.finish();
         let get = |k: BitmapKey| {
             let i = keys.iter().position(|&x| x == k.to_u64()).expect("key");
@@ -281,6 +310,54 @@ mod tests {
             games(get(BitmapKey::Result(GameResult::BlackWins))),
             [0, 1, 2, 3]
         );
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// A game is in a flag's game bitmap of a line when some position of that line carries
+    /// the flag; a segment has every such bitmap, empty ones included.
+    #[test]
+    fn flag_games_name_the_games_with_the_flag_on_each_line() {
+        let meta = GameMeta {
+            result: GameResult::Unknown,
+            year: 0,
+            eco: 0,
+            white_elo: 0,
+            black_elo: 0,
+        };
+        let main = |f: PositionFlags| PositionFlags(f.0 | PositionFlags::MAINLINE.0);
+        let flags = |line: &[PositionFlags]| GameFlags::of(line.iter().copied());
+        let mut b = BitmapBuilder::default();
+        // Mate on the main line, check in a variation only.
+        let g0 = flags(&[
+            main(PositionFlags::INITIAL),
+            PositionFlags::CHECK,
+            main(PositionFlags::MATE),
+        ]);
+        b.push_game(0, &meta, g0, &[]);
+        b.push_game(1, &meta, flags(&[main(PositionFlags::CHECK)]), &[]);
+        b.push_game(2, &meta, flags(&[PositionFlags::MATE]), &[]);
+        let (keys, blobs) = b.finish();
+        let get = |flag, line| {
+            let k = BitmapKey::flag_games(flag, line);
+            assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
+            assert!(k.is_game_key());
+            let i = keys.iter().position(|&x| x == k.to_u64()).expect("key");
+            let blob = if crate::bitmap_pack::is_packed(&blobs[i]) {
+                crate::bitmap_pack::unpack(&blobs[i], &mut RunScratch::default()).unwrap()
+            } else {
+                blobs[i].clone()
+            };
+            RoaringBitmap::deserialize_from(blob.as_slice())
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(get(PositionFlags::MATE, GameLine::Main), [0]);
+        assert_eq!(get(PositionFlags::MATE, GameLine::Anywhere), [0, 2]);
+        assert_eq!(get(PositionFlags::CHECK, GameLine::Main), [1]);
+        assert_eq!(get(PositionFlags::CHECK, GameLine::Anywhere), [0, 1]);
+        assert!(get(PositionFlags::STALEMATE, GameLine::Main).is_empty());
+        assert!(get(PositionFlags::STALEMATE, GameLine::Anywhere).is_empty());
         assert!(keys.windows(2).all(|w| w[0] < w[1]));
     }
 

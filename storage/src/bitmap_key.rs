@@ -91,11 +91,38 @@ pub enum BitmapKey {
     /// occur at least [`MIN_BOARD_REPEATS`] times in a segment get one; a rarer one is found
     /// from its pieces' bitmaps. Two different placements share a key with probability 2⁻⁵⁶.
     Board(u64),
+    /// Games with a position carrying this flag (its bit index in [`PositionFlags`]) on
+    /// `line`: what a query that needs only games (a count, a game's candidacy) reads instead
+    /// of every such position and the game of each. Kept for [`GAME_FLAGS`] only; a segment
+    /// written since these exist has every one of them, empty ones included.
+    FlagGames(u8, GameLine),
     /// Not a bitmap: a part of the board index of the positions whose placement has no board
     /// bitmap (see `board_index.rs`). Parts are kept in the bitmap table, checksummed like the
     /// bitmaps, so that a segment written before the index reads as before: without one.
     BoardIndex(u32),
 }
+
+/// The part of a game a [`BitmapKey::FlagGames`] bitmap looks at.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameLine {
+    /// Main-line positions (what a query visits without `variations`).
+    Main,
+    /// Every position of the game tree.
+    Anywhere,
+}
+
+impl GameLine {
+    /// Both lines, in key order.
+    pub const ALL: [Self; 2] = [Self::Main, Self::Anywhere];
+}
+
+/// The flags with [`BitmapKey::FlagGames`] bitmaps: those few games have (every game has an
+/// initial, a terminal and a main-line position).
+pub const GAME_FLAGS: [PositionFlags; 3] = [
+    PositionFlags::CHECK,
+    PositionFlags::MATE,
+    PositionFlags::STALEMATE,
+];
 
 /// A piece placement gets a board bitmap in a segment where it occurs this often: below it,
 /// intersecting its pieces' bitmaps is cheap (the running set soon holds a few positions), and
@@ -126,6 +153,11 @@ impl BitmapKey {
         Self::Flag(flag.0.trailing_zeros() as u8)
     }
 
+    /// The key of the games with a position carrying `flag` on `line`.
+    pub fn flag_games(flag: PositionFlags, line: GameLine) -> Self {
+        Self::FlagGames(flag.0.trailing_zeros() as u8, line)
+    }
+
     /// Which group of bitmaps it belongs to, for reports of what each costs.
     pub fn kind(self) -> KeyKind {
         match self {
@@ -141,7 +173,8 @@ impl BitmapKey {
             | Self::Eco(_)
             | Self::EloBand(..)
             | Self::EloOutside(_)
-            | Self::TagValue(_) => KeyKind::Games,
+            | Self::TagValue(_)
+            | Self::FlagGames(..) => KeyKind::Games,
             Self::Board(_) => KeyKind::Boards,
             Self::BoardIndex(_) => KeyKind::BoardIndex,
         }
@@ -152,6 +185,7 @@ impl BitmapKey {
         let (kind, v): (u64, u64) = match self {
             Self::Piece(c, r, s) => (1, (c as u64) << 9 | (r as u64) << 6 | u64::from(s)),
             Self::Flag(b) => (2, u64::from(b)),
+            Self::FlagGames(b, line) => (2, FLAG_GAMES | (line as u64) << 8 | u64::from(b)),
             Self::Material(m) => (3, m.0),
             Self::Result(r) => (4, r as u64),
             Self::ResultTag(r) => (4, RESULT_TAG | r as u64),
@@ -177,6 +211,14 @@ impl BitmapKey {
                 Role::try_from((v >> 6) & 7).ok()?,
                 Square::new((v & 63) as u32),
             ),
+            2 if v & FLAG_GAMES != 0 => Self::FlagGames(
+                v as u8,
+                match v >> 8 & 0xff {
+                    0 => GameLine::Main,
+                    1 => GameLine::Anywhere,
+                    _ => return None,
+                },
+            ),
             2 => Self::Flag(v as u8),
             3 => Self::Material(MaterialSignature(v)),
             4 if v & RESULT_TAG != 0 => Self::ResultTag(GameResult::from_u8(v as u8)),
@@ -194,6 +236,9 @@ impl BitmapKey {
         })
     }
 }
+
+/// Marks a [`BitmapKey::FlagGames`] among the flag keys (after every position flag's).
+const FLAG_GAMES: u64 = 0x1_0000;
 
 /// Marks a [`BitmapKey::ResultTag`] among the result keys.
 const RESULT_TAG: u64 = 0x100;

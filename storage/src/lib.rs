@@ -61,9 +61,11 @@ pub mod tags;
 pub mod text_dictionary;
 pub use suggest::did_you_mean;
 
-pub use batch::{BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, TEXT_GAMES, encode_batch};
+pub use batch::{
+    BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, GameFlags, TEXT_GAMES, encode_batch,
+};
 pub use bitmap::BitmapKey;
-pub use bitmap_key::KeyKind;
+pub use bitmap_key::{GAME_FLAGS, GameLine, KeyKind};
 pub use catalog::SegmentEntry;
 pub use columns::DecodedBlock;
 pub use db::{CommitSummary, Database, DbStats, DbWriter, WriterOptions};

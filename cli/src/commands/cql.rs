@@ -434,7 +434,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     if a.extra.showmatches {
         let to_stdout = output.as_ref().is_none_or(|p| p.as_os_str() != "-");
-        for n in &summary.matched {
+        for n in summary.matched.iter() {
             if to_stdout {
                 outln!("{n}");
             } else {

@@ -70,7 +70,7 @@ fn main_job(db: &Arc<Database>) -> Result<()> {
         .matched
         .iter()
         .take(12)
-        .map(u64::to_string)
+        .map(|n| n.to_string())
         .collect();
     outln!(
         "{} games have a mate, main line or variation: {}{} ({:.1} ms)",

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::ast::Query;
-pub use scan::{GameAttr, MaterialTest, MoveOf, MoveTraits, PositionFlag, Scan};
+pub use scan::{GameAttr, GameLine, MaterialTest, MoveOf, MoveTraits, PositionFlag, Scan};
 
 /// What the run produces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

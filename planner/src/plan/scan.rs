@@ -47,6 +47,30 @@ impl PositionFlag {
     }
 }
 
+impl PositionFlag {
+    /// Whether the index keeps the games with this flag, per line: the flags few games carry
+    /// (every game has an initial, a terminal, a main-line position, one with White to move).
+    pub fn has_game_bitmaps(self) -> bool {
+        match self {
+            Self::Check | Self::Mate | Self::Stalemate => true,
+            Self::Initial
+            | Self::Terminal
+            | Self::Mainline
+            | Self::VirtualMainline
+            | Self::WhiteToMove => false,
+        }
+    }
+}
+
+/// Which positions of a game a [`Scan::FlagGames`] looks at.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameLine {
+    /// The main line.
+    Main,
+    /// The whole game tree.
+    Anywhere,
+}
+
 /// A test of the material on the board: the number of designated pieces compared with a
 /// number (`R == 1`, `[Aa] <= 5`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -262,6 +286,15 @@ pub enum Scan {
         /// The same positions without the board index.
         otherwise: Box<Scan>,
     },
+    /// Every position of each game with a position carrying `flag` on `line`: the games of
+    /// `flag` (and `mainline`), read from the index's game bitmaps where the segment has them.
+    /// Only where just the games of a scan matter (see the `flag_games` rule).
+    FlagGames {
+        /// The flag (one with game bitmaps: [`PositionFlag::has_game_bitmaps`]).
+        flag: PositionFlag,
+        /// Where in the game.
+        line: GameLine,
+    },
     /// Positions in every set.
     And(Vec<Scan>),
     /// Positions in some set.
@@ -323,12 +356,31 @@ impl Scan {
             Scan::Empty => Scan::Empty,
             Scan::All => Scan::All,
             // Whole-game sets are their own game closure.
-            x @ (Scan::GameNumbers(..)
+            x if x.is_whole_games() => x,
+            x => Scan::GamesWith(Box::new(x)),
+        }
+    }
+
+    /// Whether the set is one of whole games: every position of each game it touches.
+    pub fn is_whole_games(&self) -> bool {
+        match self {
+            Scan::GameNumbers(..)
             | Scan::GameResult(_)
             | Scan::GameRange { .. }
             | Scan::GameTag { .. }
-            | Scan::GamesWith(_)) => x,
-            x => Scan::GamesWith(Box::new(x)),
+            | Scan::FlagGames { .. }
+            | Scan::GamesWith(_) => true,
+            Scan::All
+            | Scan::Empty
+            | Scan::Flag(_)
+            | Scan::Pieces { .. }
+            | Scan::Material(_)
+            | Scan::Moves { .. }
+            | Scan::Ply(..)
+            | Scan::Board { .. }
+            | Scan::And(_)
+            | Scan::Or(_)
+            | Scan::Not(_) => false,
         }
     }
 
@@ -364,6 +416,7 @@ impl Scan {
             | Scan::GameRange { .. }
             | Scan::GameTag { .. }
             | Scan::Moves { .. }
+            | Scan::FlagGames { .. }
             | Scan::Ply(..) => self.clone(),
         }
     }
@@ -408,6 +461,14 @@ impl Scan {
                 },
                 traits.names()
             ),
+            Scan::FlagGames { flag, line } => format!(
+                "GameScan: games with {} {}",
+                flag.name(),
+                match line {
+                    GameLine::Main => "on the main line",
+                    GameLine::Anywhere => "anywhere",
+                }
+            ),
             Scan::Ply(lo, hi) if *hi == u32::MAX => format!("RangeScan: ply >= {lo}"),
             Scan::Ply(lo, hi) => format!("RangeScan: ply {lo}..={hi}"),
             Scan::Board { placement, .. } => {
@@ -446,6 +507,7 @@ impl Scan {
             | Scan::GameRange { .. }
             | Scan::GameTag { .. }
             | Scan::Moves { .. }
+            | Scan::FlagGames { .. }
             | Scan::Ply(..) => Vec::new(),
         }
     }

@@ -124,7 +124,7 @@ impl SegmentBuilder {
             g.issues.push(game.issues);
             g.detached_variations.push(game.detached_variations);
             self.bitmaps
-                .push_game(first_game + i as u32, &game.meta, &game.tags);
+                .push_game(first_game + i as u32, &game.meta, game.flags, &game.tags);
         }
         self.data
             .issues

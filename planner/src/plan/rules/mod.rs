@@ -5,10 +5,12 @@
 //! fixed in [`RULES`]: whether pruning is allowed at all, then the bounds the index gives, the
 //! header's game filters, the visited positions, simplification, factoring what every branch of
 //! an `or` shares, the operators' order, whether
-//! the index answers alone, and last whether the scan is worth its cost.
+//! the index answers alone, whether the scan is worth its cost, and last whether a flag's games
+//! can be read instead of its positions.
 
 mod answer_from_index;
 mod factor_conjuncts;
+mod flag_games;
 mod header_scans;
 mod index_bounds;
 mod keep_full_scan;
@@ -21,6 +23,7 @@ use super::{LogicalPlan, PhysicalPlan, Residual, RuleNote, Scan};
 
 pub use answer_from_index::AnswerFromIndex;
 pub use factor_conjuncts::FactorConjuncts;
+pub use flag_games::FlagGames;
 pub use header_scans::HeaderScans;
 pub use index_bounds::IndexBounds;
 pub use keep_full_scan::KeepFullScan;
@@ -66,7 +69,7 @@ pub trait Rule {
 }
 
 /// The rules, in the order they run.
-pub const RULES: [&dyn Rule; 9] = [
+pub const RULES: [&dyn Rule; 10] = [
     &KeepFullScan,
     &IndexBounds,
     &HeaderScans,
@@ -76,6 +79,7 @@ pub const RULES: [&dyn Rule; 9] = [
     &OrderConjuncts,
     &AnswerFromIndex,
     &SkipUnselective,
+    &FlagGames,
 ];
 
 /// Runs every rule and builds the physical plan.

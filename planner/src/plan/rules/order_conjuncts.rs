@@ -32,7 +32,7 @@ pub fn cost(s: &Scan) -> u32 {
         Scan::Flag(PositionFlag::Mate | PositionFlag::Stalemate | PositionFlag::Initial) => 2,
         Scan::Flag(PositionFlag::Terminal) => 3,
         Scan::Flag(PositionFlag::Check) => 4,
-        Scan::GameResult(_) | Scan::GameRange { .. } => 5,
+        Scan::GameResult(_) | Scan::GameRange { .. } | Scan::FlagGames { .. } => 5,
         Scan::GameTag { .. } => 7,
         // Promotions, castling, en passant and null moves are rare; piece types moved or
         // captured are broad.

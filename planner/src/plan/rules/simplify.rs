@@ -75,6 +75,7 @@ pub fn simplify(s: &Scan) -> Scan {
         | Scan::GameResult(_)
         | Scan::GameRange { .. }
         | Scan::GameTag { .. }
+        | Scan::FlagGames { .. }
         | Scan::Moves { .. }
         | Scan::Ply(..) => s.clone(),
     }

@@ -74,6 +74,7 @@ pub fn position_share(s: &Scan) -> f64 {
         Scan::Or(xs) => xs.iter().map(position_share).sum::<f64>().min(1.0),
         Scan::Not(x) => 1.0 - position_share(x),
         Scan::GamesWith(x) => game_share(x),
+        Scan::FlagGames { flag, .. } => game_share(&Scan::Flag(*flag)),
         Scan::Board { otherwise, .. } => position_share(otherwise),
     }
 }
