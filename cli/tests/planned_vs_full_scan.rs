@@ -1025,11 +1025,17 @@ fn flag_games_are_the_games_of_the_flag_s_positions() {
                     GameLine::Main => cqldb_storage::GameLine::Main,
                     GameLine::Anywhere => cqldb_storage::GameLine::Anywhere,
                 };
-                let storage_flag = match flag {
-                    PositionFlag::Check => cqldb_storage::PositionFlags::CHECK,
-                    PositionFlag::Mate => cqldb_storage::PositionFlags::MATE,
-                    _ => cqldb_storage::PositionFlags::STALEMATE,
-                };
+                let storage_flag = [
+                    (PositionFlag::Check, cqldb_storage::PositionFlags::CHECK),
+                    (PositionFlag::Mate, cqldb_storage::PositionFlags::MATE),
+                    (
+                        PositionFlag::Stalemate,
+                        cqldb_storage::PositionFlags::STALEMATE,
+                    ),
+                ]
+                .into_iter()
+                .find_map(|(f, s)| (f == flag).then_some(s))
+                .expect("a flag with game bitmaps");
                 let key = cqldb_storage::BitmapKey::flag_games(storage_flag, storage_line);
                 assert!(seg.has_bitmap(key).unwrap(), "{key:?} written");
                 let positions = match line {

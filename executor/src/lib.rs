@@ -5,7 +5,7 @@
 //! the tests and the benchmarks — parsed once, planned and run) and the operators: [`execute`], index scans over a segment's bitmaps ([`scan`]) and their estimates from the bitmaps'
 //! headers ([`estimate`]), game sources ([`source`]: PGN
 //! read on the fly, or a database's segments), the residual walk (each candidate game through
-//! the CQL engine, units of games on every core, handed over in order: [`ordered`]), sinks ([`sink`]: PGN, JSON, CSV, count) with PGN output
+//! the CQL engine, units of games on every core, handed over in order: [`ordered`]), sinks ([`sink`]: PGN, JSON, CSV, count; the selected games' numbers in [`matched`], kept as the index's game sets where it answered alone) with PGN output
 //! ([`output`], moves in SAN: [`san`]), and GTQL's single-pass evaluator ([`gtql`]). What a CQL filter means at a
 //! position (its evaluation) belongs to the filter, in the planner crate (`cqldb_planner::eval`
 //! and `cqldb_planner::filter`); this crate decides which games and positions it runs on. It
