@@ -89,7 +89,8 @@ enum Command {
         /// Database directory (created if missing).
         #[arg(long)]
         db: PathBuf,
-        /// Parser threads (default: all cores).
+        /// Cores the build runs on, and as many parser threads: the reader and the writer share
+        /// them (default: all cores).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
         /// Positions per segment (bounds memory during the build).

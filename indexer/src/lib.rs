@@ -3,7 +3,8 @@
 //!
 //! Owns everything about PGN: splitting a stream into games ([`split`]), tokens with positions
 //! ([`lexer`]), resolving SAN quickly ([`san`]), building each game tree by playing its moves ([`tree`]), numbering positions and
-//! computing their columns ([`flatten`]), and the parallel pipeline ([`pipeline`]).
+//! computing their columns ([`flatten`]), and the parallel pipeline ([`pipeline`]), held to the
+//! cores it is given ([`cores`]).
 //!
 //! It must not know how rows are laid out on disk (that is `cqldb-storage`) nor anything about
 //! queries.
@@ -17,6 +18,7 @@
 //! assert_eq!(game.positions[3].depth, 1); // 1.d4, numbered after the main line
 //! ```
 
+pub mod cores;
 pub mod flatten;
 pub mod lexer;
 pub mod merge;

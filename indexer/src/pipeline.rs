@@ -31,7 +31,9 @@ pub struct Progress {
 /// Tuning of the pipeline.
 #[derive(Copy, Clone, Debug)]
 pub struct IngestOptions {
-    /// Parser threads (default: available cores).
+    /// Cores the build runs on, and its parser threads (default: available cores). Fewer
+    /// than the machine has hold every thread of the build (reader, parsers, writer, segment
+    /// finisher) to that many cores ([`crate::cores::CoreBudget`]).
     pub threads: usize,
     /// Games per batch handed to a parser thread: the unit of parallel encoding and of
     /// finding bitmap runs. A batch becomes position blocks of [`cqldb_storage::BLOCK_GAMES`]
@@ -84,6 +86,8 @@ pub fn ingest(
     progress: &Progress,
 ) -> cqldb_storage::Result<IngestReport> {
     let mut report = IngestReport::default();
+    // Threads started from here take its cores: the budget holds the whole build.
+    let _cores = crate::cores::CoreBudget::hold(options.threads);
     for input in inputs {
         let file = writer.add_file(&input.name());
         let first_game = writer.next_game();

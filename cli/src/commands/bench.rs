@@ -17,7 +17,8 @@ pub enum BenchCommand {
     Ingest {
         /// Inputs (default: every file in ../shared/data/large).
         inputs: Vec<PathBuf>,
-        /// Parser threads for cqldb (default: all cores).
+        /// Cores the build runs on, and as many parser threads: the reader and the writer share
+        /// them (default: all cores).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
         /// Keep the database here instead of a temporary directory.

@@ -12,7 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// How `cqldb index` runs.
 pub struct Settings {
-    /// Parser threads (default: all cores).
+    /// Cores the build runs on, and as many parser threads: the reader and the writer share
+    /// them (default: all cores).
     pub threads: Option<usize>,
     /// Positions per segment.
     pub segment_positions: u64,
