@@ -19,8 +19,8 @@ const TEXT_LEVEL: i32 = 2;
 /// Games per position block, the unit a reader decompresses to read one game's positions. A
 /// batch (the unit of parallel encoding and of bitmap run finding) holds several: 8-game
 /// blocks made writing a thousand scattered games about a tenth faster than 16-game ones, and
-/// finding runs over whole 16-game batches keeps ingest from paying for twice as many batch
-/// boundaries (BENCHMARKS.md).
+/// finding runs over whole batches of several blocks keeps ingest from paying for a batch
+/// boundary per block (BENCHMARKS.md).
 pub const BLOCK_GAMES: usize = 8;
 
 /// Games per text chunk, the unit a reader decompresses to read one game's text. Writing a
