@@ -40,7 +40,8 @@ pub struct IngestOptions {
     /// and text chunks of [`cqldb_storage::TEXT_GAMES`] games, the units a reader
     /// decompresses to read one game (BENCHMARKS.md). 64 rather than 16: each batch is two
     /// hand-overs between threads, and with 16 the parsers waited for them a tenth of the
-    /// time (6.3–6.9 s → 6.0–6.7 s for the large set, the same bytes).
+    /// time (6.3–6.9 s → 6.0–6.7 s for the large set, the same bytes). Small segments take
+    /// smaller batches (see [`batch_games`]).
     pub batch_games: usize,
 }
 
@@ -119,6 +120,15 @@ pub fn ingest(
 
 type Batch = (u64, Vec<RawGame>);
 
+/// Games per batch for segments closed after `segment_positions`: `wanted`, but no more than
+/// a sixteenth of a segment of long games (250 positions), and no fewer than 16 unless fewer
+/// are wanted. A segment closes between batches, so small segments (`--segment-positions`)
+/// keep closing after about as many games as with 16-game batches.
+pub fn batch_games(wanted: usize, segment_positions: u64) -> usize {
+    let per_segment = usize::try_from(segment_positions / (16 * 250)).unwrap_or(usize::MAX);
+    wanted.min(per_segment.max(16)).max(1)
+}
+
 /// A text dictionary trained on a batch's games, in chunks as they will be compressed (at
 /// most [`TRAIN_BYTES`] of them); `None` for too little text.
 fn train_dictionary(batch: &[&RawGame]) -> Option<TextDictionary> {
@@ -144,6 +154,10 @@ fn ingest_one(
     report: &mut IngestReport,
 ) -> cqldb_storage::Result<Result<(), (String, bool)>> {
     let threads = options.threads.max(1);
+    let options = IngestOptions {
+        batch_games: batch_games(options.batch_games, writer.segment_positions()),
+        ..options
+    };
     // The text dictionary, decided before any game is encoded: one trained on this input's
     // first megabyte of text if it has that much (inputs differ: a dictionary trained on
     // another file's games did half as well), else the writer's (an earlier input's: a run of
@@ -270,4 +284,18 @@ fn ingest_one(
             None => Ok(read_result),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_games;
+
+    #[test]
+    fn small_segments_keep_small_batches() {
+        assert_eq!(batch_games(64, 2_000_000), 64);
+        assert_eq!(batch_games(64, 60), 16);
+        assert_eq!(batch_games(64, 200_000), 50);
+        assert_eq!(batch_games(8, 60), 8, "fewer wanted");
+        assert_eq!(batch_games(0, 60), 1);
+    }
 }

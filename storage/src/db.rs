@@ -190,6 +190,11 @@ impl DbWriter {
         self.catalog.sources()
     }
 
+    /// Positions after which a segment is closed (at the end of the batch that reaches them).
+    pub fn segment_positions(&self) -> u64 {
+        self.options.segment_positions
+    }
+
     /// The global number the next game pushed will get.
     pub fn next_game(&self) -> u64 {
         self.next_game
