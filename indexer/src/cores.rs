@@ -21,10 +21,7 @@ impl CoreBudget {
         let Some(before) = current() else {
             return unchanged;
         };
-        // SAFETY: `CPU_ISSET` reads a set that `sched_getaffinity` filled.
-        let allowed: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| unsafe { libc::CPU_ISSET(c, &before) })
-            .collect();
+        let allowed = members(&before);
         if cores == 0 || allowed.len() <= cores {
             return unchanged;
         }
@@ -52,6 +49,14 @@ impl Drop for CoreBudget {
     }
 }
 
+/// The cores in `set`.
+fn members(set: &libc::cpu_set_t) -> Vec<usize> {
+    // SAFETY: `CPU_ISSET` reads within the set it is given.
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, set) })
+        .collect()
+}
+
 /// The calling thread's cores.
 fn current() -> Option<libc::cpu_set_t> {
     // SAFETY: the set is written by the call, whose size argument is the set's size.
@@ -73,12 +78,7 @@ mod tests {
     use super::*;
 
     fn count() -> Option<usize> {
-        let s = current()?;
-        Some(
-            (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| unsafe { libc::CPU_ISSET(c, &s) })
-                .count(),
-        )
+        Some(members(&current()?).len())
     }
 
     /// A thread started under the budget runs on that many cores; the caller gets its cores

@@ -43,13 +43,9 @@ fn games_alike(s: &Scan) -> Scan {
         Scan::And(xs) => flag_and_games(xs).unwrap_or_else(|| s.clone()),
         Scan::Or(xs) => Scan::Or(xs.iter().map(games_alike).collect()),
         Scan::GamesWith(x) => Scan::games_with(games_alike(x)),
-        Scan::Flag(flag) if flag.has_game_bitmaps() => Scan::FlagGames {
-            flag: *flag,
-            line: GameLine::Anywhere,
-        },
+        Scan::Flag(_) => flag_and_games(std::slice::from_ref(s)).unwrap_or_else(|| s.clone()),
         Scan::All
         | Scan::Empty
-        | Scan::Flag(_)
         | Scan::Pieces { .. }
         | Scan::Material(_)
         | Scan::GameNumbers(..)
@@ -64,16 +60,13 @@ fn games_alike(s: &Scan) -> Scan {
     }
 }
 
-/// `whole-game sets and flags [and mainline]` as `whole-game sets and the games with flags`,
+/// `whole-game sets and flags [and mainline]` (a lone flag too) as `whole-game sets and the games with flags`,
 /// where `flags` is one flag or a union of flags: a game is in the first's games when it is in
 /// every set and has a position with one of the flags (on the main line), exactly when it is in
 /// the second.
 fn flag_and_games(xs: &[Scan]) -> Option<Scan> {
-    let (mut out, positions): (Vec<Scan>, Vec<&Scan>) = {
-        let (games, positions): (Vec<&Scan>, Vec<&Scan>) =
-            xs.iter().partition(|x| x.is_whole_games());
-        (games.into_iter().cloned().collect(), positions)
-    };
+    let (games, positions): (Vec<&Scan>, Vec<&Scan>) = xs.iter().partition(|x| x.is_whole_games());
+    let mut out: Vec<Scan> = games.into_iter().cloned().collect();
     let main = Scan::Flag(PositionFlag::Mainline);
     let (flags, line) = match positions.as_slice() {
         [m, x] | [x, m] if **m == main && **x != main => (*x, GameLine::Main),
