@@ -457,6 +457,46 @@ proptest! {
     }
 }
 
+/// One stored bitmap: a piece on a square (where pieces of a castled or opening position
+/// stand, so that many are broad) or a flag.
+fn stored_bitmap() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(vec![
+            'K', 'k', 'Q', 'q', 'R', 'r', 'B', 'b', 'N', 'n', 'P', 'p',
+        ]),
+        prop::sample::select(vec![
+            "g1", "g8", "e1", "e8", "f1", "f8", "d1", "d8", "a1", "h8", "c3", "f6", "e4", "d5",
+            "f2", "f7", "b2", "g7", "c1", "c8",
+        ]),
+    )
+        .prop_map(|(p, sq)| format!("{p}{sq}"))
+        .boxed()
+        .prop_union(
+            prop::sample::select(vec!["check", "mainline", "wtm", "btm", "initial", "mate"])
+                .prop_map(str::to_owned)
+                .boxed(),
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Conjunctions of stored bitmaps, which the executor intersects a window at a time when
+    /// the first is broad (`storage/src/bitmap_window.rs`): the games, positions and counts of
+    /// the full scan, with and without variations.
+    #[test]
+    fn conjunctions_of_stored_bitmaps_agree(
+        parts in prop::collection::vec(stored_bitmap(), 2..5),
+        variations: bool,
+    ) {
+        let f = fixture();
+        let query = format!("cql() {}", parts.join(" "));
+        if let Err(e) = compare(&query, &f.db, variations, &pruning_rules(), &f.work) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+}
+
 /// A rule with a classic bug: it takes the lower bound for the upper one (as if every
 /// filter were exact), dropping candidates.
 struct PlantedBug;

@@ -11,6 +11,7 @@
 //! scan picks the form from the stored bitmaps' sizes; every operation here means the same on
 //! either form, which the property tests check.
 
+use cqldb_storage::bitmap_window::WINDOW_WORDS;
 use fixedbitset::FixedBitSet;
 use roaring::{MultiOps, RoaringBitmap};
 
@@ -122,6 +123,91 @@ impl Positions {
         match self {
             Self::Sparse(p) => p,
             Self::Dense(d) => to_roaring(&d),
+        }
+    }
+}
+
+/// A set of positions made window by window by an intersection
+/// ([`cqldb_storage::segment::Segment::bitmaps_and`]): sparse while its windows are sparse,
+/// dense from the first window (or the first total) holding one in [`DENSE`] of its positions,
+/// what it held so far moved over once. A few members are pushed one by one; a broad result's
+/// windows are copied a word at a time, as the dense form reads them.
+pub struct WindowedPositions {
+    universe: u32,
+    len: u64,
+    sparse: RoaringBitmap,
+    dense: Option<FixedBitSet>,
+}
+
+impl WindowedPositions {
+    pub fn new(universe: u32) -> Self {
+        Self {
+            universe,
+            len: 0,
+            sparse: RoaringBitmap::new(),
+            dense: None,
+        }
+    }
+
+    /// Adds the members of a window starting at position `base`, past every member so far.
+    pub fn push(&mut self, base: u32, words: &[u64; WINDOW_WORDS]) {
+        let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+        self.len += count;
+        if self.dense.is_none()
+            && (count.saturating_mul(DENSE) >= 64 * WINDOW_WORDS as u64
+                || self.len.saturating_mul(DENSE) >= u64::from(self.universe))
+        {
+            let mut d = FixedBitSet::with_capacity(self.universe as usize);
+            for x in std::mem::take(&mut self.sparse) {
+                if (x as usize) < d.len() {
+                    d.insert(x as usize);
+                }
+            }
+            self.dense = Some(d);
+        }
+        if let Some(d) = &mut self.dense {
+            copy_words(d, base, words);
+            return;
+        }
+        for (j, &w) in words.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                // Ascending: each member is past the last one pushed.
+                let _ = self
+                    .sparse
+                    .try_push(base + 64 * j as u32 + w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+    }
+
+    /// How many positions the set holds.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn finish(self) -> Positions {
+        match self.dense {
+            Some(d) => Positions::Dense(d),
+            None => Positions::Sparse(self.sparse),
+        }
+    }
+}
+
+/// Writes a window's words into `d` from position `base` (a multiple of 65,536; words past the
+/// set are dropped, and the window holds nothing past the set's length).
+fn copy_words(d: &mut FixedBitSet, base: u32, words: &[u64; WINDOW_WORDS]) {
+    const WORD: usize = usize::BITS as usize;
+    let slice = d.as_mut_slice();
+    for (j, &w) in words.iter().enumerate() {
+        for k in 0..64 / WORD {
+            if let Some(x) = slice.get_mut((base as usize + 64 * j) / WORD + k) {
+                *x = (w >> (k * WORD)) as usize;
+            }
         }
     }
 }
@@ -241,6 +327,46 @@ mod tests {
             let u = Positions::union(vec![dense(&xs), Positions::Sparse(sy.clone())], len);
             prop_assert_eq!(u.len(), either.len());
             prop_assert_eq!(u.into_sparse(), either);
+        }
+
+        /// Windows pushed in order make the set of their members, sparse or dense (a broad
+        /// window, or enough of them, turns it dense midway), counted as they come.
+        #[test]
+        fn windowed_positions_hold_their_windows(
+            universe in 1u32..400_000,
+            windows in proptest::collection::vec(
+                (any::<bool>(), proptest::collection::vec(0u32..65_536, 0..40), 0u32..65_536, 0u32..3000),
+                0..7,
+            ),
+        ) {
+            let mut w = WindowedPositions::new(universe);
+            let mut want = RoaringBitmap::new();
+            for (key, (used, singles, start, len)) in windows.into_iter().enumerate() {
+                let base = (key as u32) << 16;
+                if !used || base >= universe {
+                    continue;
+                }
+                let mut members: RoaringBitmap =
+                    singles.into_iter().map(|x| base + x).collect();
+                members.insert_range(base + start..base + (start + len).min(65_536));
+                members.remove_range(universe..);
+                if members.is_empty() {
+                    continue;
+                }
+                let mut words = [0u64; WINDOW_WORDS];
+                for x in &members {
+                    let i = (x - base) as usize;
+                    words[i / 64] |= 1 << (i % 64);
+                }
+                w.push(base, &words);
+                want |= members;
+            }
+            prop_assert_eq!(w.len(), want.len());
+            let got = w.finish();
+            if let Positions::Dense(d) = &got {
+                prop_assert_eq!(d.len(), universe as usize);
+            }
+            prop_assert_eq!(got.into_sparse(), want);
         }
     }
 }

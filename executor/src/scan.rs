@@ -20,7 +20,7 @@ mod material;
 mod signature_search;
 
 use crate::found::{Found, Layout};
-use crate::positions::{DENSE, Positions, few_to_roaring};
+use crate::positions::{DENSE, Positions, WindowedPositions, few_to_roaring};
 use fixedbitset::FixedBitSet;
 use shakmaty::{Color, Role, Square};
 
@@ -270,7 +270,34 @@ impl<'a> SegmentScan<'a> {
         // Operands whose size is unknown keep their order, after the stored bitmaps.
         order.sort_by_cached_key(|&i| self.estimated_len(&xs[i]).unwrap_or(u64::MAX));
         let mut acc = within;
-        for i in order {
+        let lead = if acc.is_all() {
+            self.window_lead(xs, &order)?
+        } else {
+            Vec::new()
+        };
+        if !lead.is_empty() {
+            let t = Instant::now();
+            let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
+            let mut found = WindowedPositions::new(self.layout.universe_len());
+            self.seg
+                .bitmaps_and(&keys, self.layout.universe_len(), &mut |base, words| {
+                    found.push(base, words)
+                })?;
+            let kept = found.len();
+            acc = Found::set(match found.finish() {
+                // Sparse once few are left, as after an intersection of dense sets below.
+                Positions::Dense(d)
+                    if kept.saturating_mul(LOOKUP_COST * 8)
+                        <= u64::from(self.layout.universe_len()) =>
+                {
+                    Positions::Sparse(few_to_roaring(&d))
+                }
+                p => p,
+            });
+            // One operation: its time and result are the first operand's.
+            self.record(stats, starts[lead[0].0], &acc, t);
+        }
+        for i in order.into_iter().skip(lead.len()) {
             // An inexact segment is evaluated whole: nothing more to read here.
             if acc.is_empty() || self.inexact {
                 break;
@@ -345,6 +372,37 @@ impl<'a> SegmentScan<'a> {
         }
         *index = end;
         Ok(acc)
+    }
+
+    /// The operands (indices into `xs`, in `order`, with their keys) that an intersection
+    /// starting from every position reads together, a window at a time
+    /// ([`Segment::bitmaps_and`]): the stored bitmaps it starts with, if there are at least two
+    /// and the first is broad enough to make a dense set (a narrow first one is looked up in
+    /// the others instead, reading only the parts of them it falls in). Not under `EXPLAIN
+    /// ANALYZE`, which measures each operand's own result.
+    fn window_lead(
+        &mut self,
+        xs: &[Scan],
+        order: &[usize],
+    ) -> cqldb_storage::Result<Vec<(usize, BitmapKey)>> {
+        let mut lead = Vec::new();
+        if self.count_games {
+            return Ok(lead);
+        }
+        for &i in order {
+            match self.single_key(&xs[i])? {
+                Some(key) => lead.push((i, key)),
+                None => break,
+            }
+        }
+        let universe = u64::from(self.layout.universe_len());
+        let broad = lead
+            .first()
+            .is_some_and(|&(_, key)| self.seg.bitmap_len(key).saturating_mul(DENSE) >= universe);
+        if lead.len() < 2 || !broad {
+            lead.clear();
+        }
+        Ok(lead)
     }
 
     /// About how many positions `scan` selects, from the stored bitmaps' headers, if it is a

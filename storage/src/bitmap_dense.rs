@@ -19,10 +19,10 @@ use crate::bitmap_lookup::{ContainerBytes, StoredBitmap};
 const WORD: usize = usize::BITS as usize;
 
 /// Positions in one container.
-const CONTAINER: usize = 1 << 16;
+pub(crate) const CONTAINER: usize = 1 << 16;
 
 /// 64-bit words in one container.
-const WORDS: usize = CONTAINER / 64;
+pub(crate) const WORDS: usize = CONTAINER / 64;
 
 /// Adds the members of `b` to `dense` (members past its length are ignored).
 pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
@@ -181,7 +181,7 @@ fn container_words(slice: &[usize], base: usize) -> (usize, usize) {
 ///
 /// Without a branch on whether the run fits in one word: over a piece's many short runs on
 /// its square that is a coin flip, and its mispredictions were much of an intersection's time.
-fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
+pub(crate) fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
     let (a, z) = ((from / 64) % WORDS, (to / 64) % WORDS);
     let low = u64::MAX << (from % 64);
     let high = u64::MAX >> (63 - to % 64);
@@ -189,8 +189,13 @@ fn fill(mask: &mut [u64; WORDS], from: usize, to: usize) {
     let several = u64::from(a != z).wrapping_neg();
     mask[a] |= low & (high | several);
     mask[z] |= high & (low | several);
-    if let Some(inner) = mask.get_mut(a + 1..z) {
-        inner.fill(u64::MAX);
+    // The word after the first, whole when the run reaches past it (again without a branch:
+    // a short run's is a no-op); only a run over more than three words takes the loop, whose
+    // call to fill memory cost more than the rest for the short runs of a piece's squares.
+    let inner = u64::from(a + 1 < z).wrapping_neg();
+    mask[(a + 1) % WORDS] |= inner;
+    if z > a + 2 {
+        mask[a + 2..z].fill(u64::MAX);
     }
 }
 
@@ -303,11 +308,11 @@ fn trim(dense: &mut FixedBitSet) {
     }
 }
 
-fn u16s(b: &[u8]) -> impl Iterator<Item = u16> + '_ {
+pub(crate) fn u16s(b: &[u8]) -> impl Iterator<Item = u16> + '_ {
     b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]))
 }
 
-fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
+pub(crate) fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
     b.chunks_exact(8).map(|c| {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
@@ -315,7 +320,7 @@ fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
     })
 }
 
-fn pairs(b: &[u8]) -> impl Iterator<Item = (u16, u16)> + '_ {
+pub(crate) fn pairs(b: &[u8]) -> impl Iterator<Item = (u16, u16)> + '_ {
     b.chunks_exact(4).map(|c| {
         (
             u16::from_le_bytes([c[0], c[1]]),

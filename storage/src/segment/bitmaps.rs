@@ -1,5 +1,6 @@
 //! A segment's bitmaps: reading one whole, partially ([`Segment::bitmap_and`]), by looking
-//! positions up in its stored bytes ([`Segment::bitmap_filter`]) or into a dense set
+//! positions up in its stored bytes ([`Segment::bitmap_filter`]), several at once a window at a
+//! time ([`Segment::bitmaps_and`]) or into a dense set
 //! ([`Segment::bitmap_or_dense`], [`Segment::bitmap_and_dense`],
 //! [`Segment::bitmap_and_not_dense`]), its size from its header, and
 //! which keys the segment has. Each bitmap's checksum is checked on its first read.
@@ -16,6 +17,7 @@ use super::view::{self, BlobLen};
 use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
 use crate::bitmap_pack;
+use crate::bitmap_window::{Operand, WINDOW_WORDS};
 use crate::board_index::{self, BoardIndexPart};
 use crate::error::Result;
 use crate::roaring_runs::{RunScratch, serialize_runs_with};
@@ -218,6 +220,33 @@ impl Segment {
                 0
             }
         })
+    }
+
+    /// Hands `sink` the positions below `universe` in every bitmap of `keys` (none if one is
+    /// missing), a window of 65,536 positions at a time, as [`crate::bitmap_window`] intersects
+    /// them: what an `and` of broad bitmaps costs without a bitset of the whole segment.
+    pub fn bitmaps_and(
+        &self,
+        keys: &[BitmapKey],
+        universe: u32,
+        sink: &mut dyn FnMut(u32, &[u64; WINDOW_WORDS]),
+    ) -> Result<()> {
+        let mut reads = Vec::with_capacity(keys.len());
+        for &key in keys {
+            match self.read(key, None)? {
+                Some(r) => reads.push((key, r)),
+                None => return Ok(()),
+            }
+        }
+        let mut operands = Vec::with_capacity(reads.len());
+        for (key, r) in &reads {
+            operands.push(match r {
+                Read::Roaring(blob) => Operand::Roaring(self.parsed(*key, blob)?),
+                Read::Runs(runs) => Operand::Runs(runs),
+            });
+        }
+        crate::bitmap_window::intersect(&operands, universe, sink);
+        Ok(())
     }
 
     /// Removes from `dense` the members of `key`'s bitmap, read from the stored bytes.
