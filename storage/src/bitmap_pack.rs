@@ -158,18 +158,20 @@ pub fn runs_where(blob: &[u8], wanted: impl Fn(u64, u64) -> bool) -> Option<Vec<
             every = false;
             continue;
         }
-        let part = one_runs(c.bytes)?;
+        // Decoded in place after the runs before it: a chunk's own vector, then copied over,
+        // moved every run twice (most of the time of a flag's bitmap of single positions).
+        let from = out.len();
+        let before = out.last().map(|&(_, e): &(u32, u32)| u64::from(e));
+        one_runs_into(c.bytes, &mut out)?;
+        let part = &out[from..];
         // The chunk holds what its index says, after the runs before it.
         if part.first().map(|r| u64::from(r.0)) != Some(c.first)
             || part.last().map(|r| u64::from(r.1)) != Some(c.end)
-            || out
-                .last()
-                .is_some_and(|&(_, e): &(u32, u32)| u64::from(e) >= c.first)
+            || before.is_some_and(|e| e >= c.first)
         {
             return None;
         }
         total += part.iter().map(|&(s, e)| u64::from(e - s)).sum::<u64>();
-        out.extend(part);
     }
     (!every || total == card).then_some(out)
 }
@@ -238,6 +240,13 @@ pub fn runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
 /// The runs of a packed blob of one chunk. Every count in the header is checked against what
 /// the stream holds before it sizes anything, so a damaged blob cannot make a large allocation.
 fn one_runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
+    let mut out = Vec::new();
+    one_runs_into(blob, &mut out)?;
+    Some(out)
+}
+
+/// [`one_runs`], appended to `runs` (which may keep a part of them if the blob is damaged).
+fn one_runs_into(blob: &[u8], runs: &mut Vec<(u32, u32)>) -> Option<()> {
     thread_local! {
         // The unzipped stream: a fresh buffer per bitmap made the kernel zero new pages.
         static STREAM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -247,7 +256,7 @@ fn one_runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
     let card = read_varint(blob, &mut at)?;
     let count = read_varint(blob, &mut at)?;
     match tag {
-        VARINTS => decode_stream(blob.get(at..)?, card, count),
+        VARINTS => decode_stream(blob.get(at..)?, card, count, runs),
         ZSTD => {
             let len = usize::try_from(read_varint(blob, &mut at)?).ok()?;
             // A run takes at most 10 bytes of stream (two 5-byte varints of 32-bit values).
@@ -260,7 +269,7 @@ fn one_runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
                 let mut kept = cell.try_borrow_mut().ok();
                 let out = kept.as_deref_mut().unwrap_or(&mut owned);
                 crate::columns::decompress_block_into(frame, len, out)?;
-                decode_stream(out, card, count)
+                decode_stream(out, card, count, runs)
             })
         }
         _ => None,
@@ -268,12 +277,12 @@ fn one_runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
 }
 
 /// The `count` runs of a packed stream holding `card` values (see the module's layout).
-fn decode_stream(stream: &[u8], card: u64, count: u64) -> Option<Vec<(u32, u32)>> {
+fn decode_stream(stream: &[u8], card: u64, count: u64, runs: &mut Vec<(u32, u32)>) -> Option<()> {
     // Each run takes at least one byte of stream.
     if count > stream.len() as u64 {
         return None;
     }
-    let mut runs = Vec::with_capacity(count as usize);
+    runs.reserve(count as usize);
     let (mut pos, mut end, mut total) = (0usize, 0u64, 0u64);
     // Runs after the first are at least one past their predecessor's end.
     let mut apart = 0u64;
@@ -295,7 +304,7 @@ fn decode_stream(stream: &[u8], card: u64, count: u64) -> Option<Vec<(u32, u32)>
         total += len;
         runs.push((start as u32, end as u32));
     }
-    (pos == stream.len() && total == card).then_some(runs)
+    (pos == stream.len() && total == card).then_some(())
 }
 
 fn write_varint(out: &mut Vec<u8>, mut v: u64) {
