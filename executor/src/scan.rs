@@ -377,9 +377,10 @@ impl<'a> SegmentScan<'a> {
     /// The operands (indices into `xs`, in `order`, with their keys) that an intersection
     /// starting from every position reads together, a window at a time
     /// ([`Segment::bitmaps_and`]): the stored bitmaps it starts with, if there are at least two
-    /// and the first is broad enough to make a dense set (a narrow first one is looked up in
-    /// the others instead, reading only the parts of them it falls in). Not under `EXPLAIN
-    /// ANALYZE`, which measures each operand's own result.
+    /// and the first is too large to be looked up member by member (a narrow first one is
+    /// looked up in the others instead, reading only the parts of them it falls in). Windows
+    /// the first leaves empty are skipped, so a first operand bunched in a few of them costs
+    /// only those. Not under `EXPLAIN ANALYZE`, which measures each operand's own result.
     fn window_lead(
         &mut self,
         xs: &[Scan],
@@ -395,10 +396,12 @@ impl<'a> SegmentScan<'a> {
                 None => break,
             }
         }
+        // As after a dense intersection below: a set this large is not looked up member by
+        // member (that would cost more than a pass over a bitset of the segment).
         let universe = u64::from(self.layout.universe_len());
-        let broad = lead
-            .first()
-            .is_some_and(|&(_, key)| self.seg.bitmap_len(key).saturating_mul(DENSE) >= universe);
+        let broad = lead.first().is_some_and(|&(_, key)| {
+            self.seg.bitmap_len(key).saturating_mul(LOOKUP_COST * 8) > universe
+        });
         if lead.len() < 2 || !broad {
             lead.clear();
         }
