@@ -128,39 +128,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Keeps in `window` only the operand's members in window `key` (`mask` is scratch space);
-    /// false if nothing is left.
+    /// Keeps in `window` only the operand's members in window `key` (written to `mask`
+    /// first); false if nothing is left.
     fn and(&mut self, key: u16, window: &mut [u64; WORDS], mask: &mut [u64; WORDS]) -> bool {
-        match self {
-            Cursor::Containers { containers, at } => {
-                let Some(c) = container(containers, at, key) else {
-                    return false;
-                };
-                match c {
-                    ContainerBytes::Bitset(words) => {
-                        for (w, x) in window.iter_mut().zip(u64s(words)) {
-                            *w &= x;
-                        }
-                        return window.iter().any(|&w| w != 0);
-                    }
-                    ContainerBytes::Array(values) => {
-                        mask.fill(0);
-                        for v in u16s(values) {
-                            mask[usize::from(v) / 64] |= 1 << (v % 64);
-                        }
-                    }
-                    ContainerBytes::Runs(runs) => {
-                        mask.fill(0);
-                        fill_pairs(mask, runs);
-                    }
-                }
-            }
-            Cursor::Runs { runs, at } => {
-                mask.fill(0);
-                if !fill_runs(mask, runs, at, key) {
-                    return false;
-                }
-            }
+        if !self.write(key, mask) {
+            return false;
         }
         let mut any = 0u64;
         for (w, m) in window.iter_mut().zip(mask.iter()) {
