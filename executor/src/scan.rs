@@ -18,9 +18,10 @@ use roaring::{MultiOps, RoaringBitmap};
 
 mod material;
 mod signature_search;
+mod window;
 
 use crate::found::{Found, Layout};
-use crate::positions::{DENSE, Positions, WindowedPositions, few_to_roaring};
+use crate::positions::{DENSE, Positions, few_to_roaring};
 use fixedbitset::FixedBitSet;
 use shakmaty::{Color, Role, Square};
 
@@ -277,23 +278,7 @@ impl<'a> SegmentScan<'a> {
         };
         if !lead.is_empty() {
             let t = Instant::now();
-            let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
-            let mut found = WindowedPositions::new(self.layout.universe_len());
-            self.seg
-                .bitmaps_and(&keys, self.layout.universe_len(), &mut |base, words| {
-                    found.push(base, words)
-                })?;
-            let kept = found.len();
-            acc = Found::set(match found.finish() {
-                // Sparse once few are left, as after an intersection of dense sets below.
-                Positions::Dense(d)
-                    if kept.saturating_mul(LOOKUP_COST * 8)
-                        <= u64::from(self.layout.universe_len()) =>
-                {
-                    Positions::Sparse(few_to_roaring(&d))
-                }
-                p => p,
-            });
+            acc = self.and_windows(&lead)?;
             // One operation: its time and result are the first operand's.
             self.record(stats, starts[lead[0].0], &acc, t);
         }
@@ -372,40 +357,6 @@ impl<'a> SegmentScan<'a> {
         }
         *index = end;
         Ok(acc)
-    }
-
-    /// The operands (indices into `xs`, in `order`, with their keys) that an intersection
-    /// starting from every position reads together, a window at a time
-    /// ([`Segment::bitmaps_and`]): the stored bitmaps it starts with, if there are at least two
-    /// and the first is too large to be looked up member by member (a narrow first one is
-    /// looked up in the others instead, reading only the parts of them it falls in). Windows
-    /// the first leaves empty are skipped, so a first operand bunched in a few of them costs
-    /// only those. Not under `EXPLAIN ANALYZE`, which measures each operand's own result.
-    fn window_lead(
-        &mut self,
-        xs: &[Scan],
-        order: &[usize],
-    ) -> cqldb_storage::Result<Vec<(usize, BitmapKey)>> {
-        let mut lead = Vec::new();
-        if self.count_games {
-            return Ok(lead);
-        }
-        for &i in order {
-            match self.single_key(&xs[i])? {
-                Some(key) => lead.push((i, key)),
-                None => break,
-            }
-        }
-        // As after a dense intersection below: a set this large is not looked up member by
-        // member (that would cost more than a pass over a bitset of the segment).
-        let universe = u64::from(self.layout.universe_len());
-        let broad = lead.first().is_some_and(|&(_, key)| {
-            self.seg.bitmap_len(key).saturating_mul(LOOKUP_COST * 8) > universe
-        });
-        if lead.len() < 2 || !broad {
-            lead.clear();
-        }
-        Ok(lead)
     }
 
     /// About how many positions `scan` selects, from the stored bitmaps' headers, if it is a
