@@ -107,12 +107,7 @@ impl Positions {
         for p in parts {
             match p {
                 Self::Dense(d) => out.union_with(&d),
-                Self::Sparse(s) => {
-                    let len = out.len();
-                    s.iter()
-                        .filter(|&x| (x as usize) < len)
-                        .for_each(|x| out.insert(x as usize));
-                }
+                Self::Sparse(s) => insert_sparse(&mut out, &s),
             }
         }
         Self::Dense(out)
@@ -158,11 +153,7 @@ impl WindowedPositions {
                 || self.len.saturating_mul(DENSE) >= u64::from(self.universe))
         {
             let mut d = FixedBitSet::with_capacity(self.universe as usize);
-            for x in std::mem::take(&mut self.sparse) {
-                if (x as usize) < d.len() {
-                    d.insert(x as usize);
-                }
-            }
+            insert_sparse(&mut d, &std::mem::take(&mut self.sparse));
             self.dense = Some(d);
         }
         if let Some(d) = &mut self.dense {
@@ -196,6 +187,14 @@ impl WindowedPositions {
             None => Positions::Sparse(self.sparse),
         }
     }
+}
+
+/// Adds the members of `s` to `d` (those past its length are dropped).
+fn insert_sparse(d: &mut FixedBitSet, s: &RoaringBitmap) {
+    let len = d.len();
+    s.iter()
+        .filter(|&x| (x as usize) < len)
+        .for_each(|x| d.insert(x as usize));
 }
 
 /// Writes a window's words into `d` from position `base` (a multiple of 65,536; words past the

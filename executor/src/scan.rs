@@ -309,8 +309,7 @@ impl<'a> SegmentScan<'a> {
                         // Sparse once looking its members up in a dense operand (below) costs
                         // less than a pass over the bitset: before that, each further operand
                         // would be read whole anyway.
-                        let universe = u64::from(self.layout.universe_len());
-                        if kept.saturating_mul(LOOKUP_COST * 8) <= universe {
+                        if self.few_to_look_up(kept) {
                             acc.positions = Some(Positions::Sparse(few_to_roaring(d)));
                         }
                         self.record(stats, at, &acc, t);
@@ -357,6 +356,12 @@ impl<'a> SegmentScan<'a> {
         }
         *index = end;
         Ok(acc)
+    }
+
+    /// Whether `n` positions are few enough to look up one by one in a stored bitmap rather
+    /// than pass over a bitset of the segment's positions (an eighth of a byte each).
+    fn few_to_look_up(&self, n: u64) -> bool {
+        n.saturating_mul(LOOKUP_COST * 8) <= u64::from(self.layout.universe_len())
     }
 
     /// About how many positions `scan` selects, from the stored bitmaps' headers, if it is a

@@ -57,6 +57,31 @@ pub(crate) fn or_into(b: &StoredBitmap, dense: &mut FixedBitSet) {
     trim(dense);
 }
 
+/// Writes a container's members to `words` (bit `i` of the container in word `i / 64`),
+/// clearing the rest.
+pub(crate) fn write_container(c: &ContainerBytes, words: &mut [u64; WORDS]) {
+    match c {
+        ContainerBytes::Bitset(bytes) => {
+            for (w, x) in words.iter_mut().zip(u64s(bytes)) {
+                *w = x;
+            }
+        }
+        ContainerBytes::Array(values) => {
+            words.fill(0);
+            for v in u16s(values) {
+                words[usize::from(v) / 64] |= 1 << (v % 64);
+            }
+        }
+        ContainerBytes::Runs(runs) => {
+            words.fill(0);
+            for (start, extra) in pairs(runs) {
+                let last = usize::from(start) + usize::from(extra);
+                fill(words, usize::from(start), last.min(CONTAINER - 1));
+            }
+        }
+    }
+}
+
 /// Keeps in `dense` only the members of `b`; returns how many it keeps (counted as the words
 /// are written, so a caller can switch a set that became small to a sparse form for free).
 pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
@@ -83,22 +108,11 @@ pub(crate) fn and_into(b: &StoredBitmap, dense: &mut FixedBitSet) -> u64 {
             ContainerBytes::Bitset(words) => {
                 kept += combine(slice, base, u64s(words), |d, w| *d &= w);
             }
-            ContainerBytes::Array(values) => {
-                mask.fill(0);
-                for v in u16s(values) {
-                    mask[usize::from(v) / 64] |= 1 << (v % 64);
-                }
-                kept += combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
-            }
             // Through a mask of the container's own size, whose indexing needs no bounds
             // checks: faster, over the many short runs of a piece on its square, than
             // clearing the gaps in place.
-            ContainerBytes::Runs(runs) => {
-                mask.fill(0);
-                for (start, extra) in pairs(runs) {
-                    let last = usize::from(start) + usize::from(extra);
-                    fill(&mut mask, usize::from(start), last.min(CONTAINER - 1));
-                }
+            ContainerBytes::Array(_) | ContainerBytes::Runs(_) => {
+                write_container(&c, &mut mask);
                 kept += combine(slice, base, mask.iter().copied(), |d, w| *d &= w);
             }
         }
@@ -308,11 +322,11 @@ fn trim(dense: &mut FixedBitSet) {
     }
 }
 
-pub(crate) fn u16s(b: &[u8]) -> impl Iterator<Item = u16> + '_ {
+fn u16s(b: &[u8]) -> impl Iterator<Item = u16> + '_ {
     b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]))
 }
 
-pub(crate) fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
+fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
     b.chunks_exact(8).map(|c| {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
@@ -320,7 +334,7 @@ pub(crate) fn u64s(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
     })
 }
 
-pub(crate) fn pairs(b: &[u8]) -> impl Iterator<Item = (u16, u16)> + '_ {
+fn pairs(b: &[u8]) -> impl Iterator<Item = (u16, u16)> + '_ {
     b.chunks_exact(4).map(|c| {
         (
             u16::from_le_bytes([c[0], c[1]]),
@@ -335,7 +349,7 @@ mod tests {
     use proptest::prelude::*;
     use roaring::RoaringBitmap;
 
-    use crate::bitmap_lookup::tests::stored;
+    use crate::bitmap_lookup::tests::{runs_of, stored};
 
     fn members(d: &FixedBitSet) -> RoaringBitmap {
         d.ones().map(|x| x as u32).collect()
@@ -379,13 +393,7 @@ mod tests {
             prop_assert_eq!(members(&without), &before - &b);
 
             // The same from the bitmap's runs (a packed blob's reading).
-            let mut runs: Vec<(u32, u32)> = Vec::new();
-            for x in &b {
-                match runs.last_mut() {
-                    Some((_, e)) if *e == x => *e = x + 1,
-                    _ => runs.push((x, x + 1)),
-                }
-            }
+            let runs = runs_of(&b);
             let mut ored_runs = dense.clone();
             or_runs(&runs, &mut ored_runs);
             prop_assert_eq!(&ored_runs, &ored);

@@ -281,6 +281,18 @@ pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The runs of `b` (sorted, disjoint, half-open), as a packed bitmap's reading gives them.
+    pub(crate) fn runs_of(b: &RoaringBitmap) -> Vec<(u32, u32)> {
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for x in b {
+            match runs.last_mut() {
+                Some((_, e)) if *e == x => *e = x + 1,
+                _ => runs.push((x, x + 1)),
+            }
+        }
+        runs
+    }
+
     /// A bitmap of ranges and single values, optimised (runs) or not, and its stored bytes.
     pub(crate) fn stored(
         ranges: Vec<(u32, u32)>,

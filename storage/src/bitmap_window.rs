@@ -9,7 +9,7 @@
 //! 8 KB stay in the first-level cache while every operand is applied to it, and a window that
 //! one operand leaves empty reads no further operand there.
 
-use crate::bitmap_dense::{CONTAINER, WORDS, fill, pairs, u16s, u64s};
+use crate::bitmap_dense::{CONTAINER, WORDS, fill, write_container};
 use crate::bitmap_lookup::{ContainerBytes, StoredBitmap};
 
 /// One bitmap of an intersection, in the form its reading gave.
@@ -102,23 +102,7 @@ impl<'a> Cursor<'a> {
                 let Some(c) = container(containers, at, key) else {
                     return false;
                 };
-                match c {
-                    ContainerBytes::Bitset(words) => {
-                        for (w, x) in window.iter_mut().zip(u64s(words)) {
-                            *w = x;
-                        }
-                    }
-                    ContainerBytes::Array(values) => {
-                        window.fill(0);
-                        for v in u16s(values) {
-                            window[usize::from(v) / 64] |= 1 << (v % 64);
-                        }
-                    }
-                    ContainerBytes::Runs(runs) => {
-                        window.fill(0);
-                        fill_pairs(window, runs);
-                    }
-                }
+                write_container(c, window);
                 true
             }
             Cursor::Runs { runs, at } => {
@@ -159,14 +143,6 @@ fn container<'c, 'a>(
         .map(|(_, c)| c)
 }
 
-/// Sets a run container's (start, length - 1) pairs in `window`.
-fn fill_pairs(window: &mut [u64; WORDS], runs: &[u8]) {
-    for (start, extra) in pairs(runs) {
-        let last = usize::from(start) + usize::from(extra);
-        fill(window, usize::from(start), last.min(CONTAINER - 1));
-    }
-}
-
 /// Sets in `window` the parts of `runs` (from `at` on) within window `key`, leaving `at` at the
 /// first run that reaches past the window (the next window may need it); false if none is in
 /// the window.
@@ -200,18 +176,7 @@ mod tests {
     use proptest::prelude::*;
     use roaring::RoaringBitmap;
 
-    use crate::bitmap_lookup::tests::stored;
-
-    fn runs_of(b: &RoaringBitmap) -> Vec<(u32, u32)> {
-        let mut runs: Vec<(u32, u32)> = Vec::new();
-        for x in b {
-            match runs.last_mut() {
-                Some((_, e)) if *e == x => *e = x + 1,
-                _ => runs.push((x, x + 1)),
-            }
-        }
-        runs
-    }
+    use crate::bitmap_lookup::tests::{runs_of, stored};
 
     proptest! {
         /// Any mix of stored forms (bitsets, arrays, run containers, packed runs) intersects to

@@ -4,7 +4,7 @@
 use cqldb_planner::plan::Scan;
 use cqldb_storage::BitmapKey;
 
-use super::{LOOKUP_COST, SegmentScan};
+use super::SegmentScan;
 use crate::found::Found;
 use crate::positions::{Positions, WindowedPositions, few_to_roaring};
 
@@ -32,12 +32,10 @@ impl SegmentScan<'_> {
                 None => break,
             }
         }
-        // As after a dense intersection: a set this large is not looked up member by member
-        // (that would cost more than a pass over a bitset of the segment).
-        let universe = u64::from(self.layout.universe_len());
-        let broad = lead.first().is_some_and(|&(_, key)| {
-            self.seg.bitmap_len(key).saturating_mul(LOOKUP_COST * 8) > universe
-        });
+        // As after a dense intersection: a set this large is not looked up member by member.
+        let broad = lead
+            .first()
+            .is_some_and(|&(_, key)| !self.few_to_look_up(self.seg.bitmap_len(key)));
         if lead.len() < 2 || !broad {
             lead.clear();
         }
@@ -57,7 +55,7 @@ impl SegmentScan<'_> {
         let kept = found.len();
         Ok(Found::set(match found.finish() {
             // Sparse once few are left, as after an intersection of dense sets.
-            Positions::Dense(d) if kept.saturating_mul(LOOKUP_COST * 8) <= u64::from(universe) => {
+            Positions::Dense(d) if self.few_to_look_up(kept) => {
                 Positions::Sparse(few_to_roaring(&d))
             }
             p => p,
