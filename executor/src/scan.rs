@@ -298,6 +298,19 @@ impl<'a> SegmentScan<'a> {
                 self.record(stats, at, &acc, t);
                 continue;
             }
+            // The same against a few positions: those of them in the bitmap are read where the
+            // set has positions and removed (`btm stalemate` does not make the side to move's
+            // complement over the whole segment for a hundred positions).
+            if acc.games.is_none()
+                && let (Some(Positions::Sparse(p)), Scan::Not(inner)) = (&mut acc.positions, &xs[i])
+                && let Some(key) = self.single_key(inner)?
+            {
+                let t = Instant::now();
+                let hit = self.seg.bitmap_and(key, p)?;
+                *p -= hit;
+                self.record(stats, at, &acc, t);
+                continue;
+            }
             if let Some(key) = self.single_key(&xs[i])? {
                 let t = Instant::now();
                 match &mut acc.positions {

@@ -12,7 +12,7 @@ use shakmaty::Color;
 
 use crate::bitmap_pack::store_runs;
 use crate::roaring_runs::{RunScratch, serialize_runs_with};
-use crate::runs::{BatchRuns, DENSE_SLOTS, slot_key};
+use crate::runs::{BatchRuns, DENSE_SLOTS, SIDE_TO_MOVE_SLOT, slot_key};
 use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, PositionFlags, date_year, rating};
 
 use crate::batch::GameFlags;
@@ -153,7 +153,10 @@ impl BitmapBuilder {
             })
             .collect();
         let mut scratch = Vec::new();
-        for slot in 0..DENSE_SLOTS {
+        if let Some(blob) = side_to_move(&self.batches, &mut scratch) {
+            entries.push((slot_key(SIDE_TO_MOVE_SLOT), blob));
+        }
+        for slot in (0..DENSE_SLOTS).filter(|&s| s != SIDE_TO_MOVE_SLOT) {
             scratch.clear();
             for (base, runs) in &self.batches {
                 for &(start, end) in runs.slot(slot) {
@@ -198,6 +201,40 @@ impl BitmapBuilder {
         entries.sort_unstable_by_key(|(k, _)| *k);
         entries.into_iter().unzip()
     }
+}
+
+/// The stored side-to-move bitmap of a segment of `batches` (`bitmap_parity.rs`; `None` for no
+/// positions). The batches' parity runs are over batch-local ids: a batch that starts at an odd
+/// id has the parity of each of its ids the other way, so its runs are complemented.
+fn side_to_move(batches: &[(u32, BatchRuns)], scratch: &mut Vec<(u32, u32)>) -> Option<Vec<u8>> {
+    scratch.clear();
+    let mut positions = 0u32;
+    for (base, runs) in batches {
+        let part = runs.slot(SIDE_TO_MOVE_SLOT);
+        if base & 1 == 0 {
+            for &(start, end) in part {
+                push_run(scratch, base + start, base + end);
+            }
+        } else {
+            for (start, end) in complement(part, runs.positions()) {
+                push_run(scratch, base + start, base + end);
+            }
+        }
+        positions = base + runs.positions();
+    }
+    // The runs were found in order within each batch and the batches follow each other,
+    // so they are sorted and inside the segment: what `store` checks.
+    (positions > 0).then(|| {
+        crate::bitmap_parity::store(scratch, positions)
+            .expect("parity runs are sorted and inside the segment")
+    })
+}
+
+/// The runs of `0..len` outside `runs` (sorted, disjoint, half-open, inside `0..len`).
+fn complement(runs: &[(u32, u32)], len: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+    let ends = std::iter::once(0).chain(runs.iter().map(|&(_, e)| e));
+    let starts = runs.iter().map(|&(s, _)| s).chain(std::iter::once(len));
+    ends.zip(starts).filter(|(a, b)| a < b)
 }
 
 /// The board bitmaps of a segment whose positions have the board keys `boards` (position i's
@@ -361,7 +398,72 @@ mod tests {
         assert!(keys.windows(2).all(|w| w[0] < w[1]));
     }
 
+    /// A row with only its side to move set (the rest as at the start of a game).
+    fn row(white: bool) -> crate::schema::PositionRecord {
+        let board = shakmaty::Board::default();
+        crate::schema::PositionRecord {
+            parent: crate::schema::NO_PARENT,
+            child_index: 0,
+            children: 0,
+            ply: 0,
+            depth: 0,
+            move_number: 1,
+            flags: if white {
+                PositionFlags::WHITE_TO_MOVE
+            } else {
+                PositionFlags(0)
+            },
+            mv: crate::schema::MoveCode::NONE,
+            castling: shakmaty::Bitboard::EMPTY,
+            ep_square: None,
+            halfmove_clock: 0,
+            zobrist: 0,
+            material: MaterialSignature::of(&board),
+            board: Bitboards::of(&board),
+        }
+    }
+
     proptest! {
+        /// The segment's side-to-move bitmap holds exactly the white-to-move positions, however
+        /// the games fall into batches (batches of odd and even length, so of both parities of
+        /// start) and whatever sides the games' lines start with.
+        #[test]
+        fn side_to_move_is_every_white_to_move_position(
+            games in proptest::collection::vec(
+                proptest::collection::vec((any::<bool>(), 1usize..40), 1..4), 1..30),
+            batch_sizes in proptest::collection::vec(1usize..5, 1..10),
+        ) {
+            let games: Vec<Vec<crate::schema::PositionRecord>> = games
+                .iter()
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .flat_map(|&(white, len)| (0..len).map(move |i| row(white ^ (i % 2 == 1))))
+                        .collect()
+                })
+                .collect();
+            let mut builder = BitmapBuilder::new();
+            let (mut at, mut base, mut sizes) = (0, 0u32, batch_sizes.iter().cycle());
+            while at < games.len() {
+                let n = (*sizes.next().unwrap()).min(games.len() - at);
+                let runs = BatchRuns::of(&games[at..at + n]);
+                let positions = runs.positions();
+                builder.add_runs(base, runs);
+                base += positions;
+                at += n;
+            }
+            let want: RoaringBitmap = (0u32..)
+                .zip(games.iter().flatten())
+                .filter(|(_, r)| r.flags.contains(PositionFlags::WHITE_TO_MOVE))
+                .map(|(id, _)| id)
+                .collect();
+            let (keys, blobs) = builder.finish();
+            let key = BitmapKey::flag(PositionFlags::WHITE_TO_MOVE).to_u64();
+            let i = keys.iter().position(|&k| k == key).expect("a side-to-move bitmap");
+            let bytes = crate::bitmap_parity::roaring_bytes(&blobs[i]).expect("readable");
+            prop_assert_eq!(RoaringBitmap::deserialize_from(&bytes[..]).unwrap(), want);
+        }
+
         /// Every placement repeated often enough gets exactly its positions; no other gets a
         /// bitmap (keys drawn from a few values so that slots of the counter table are shared,
         /// with a big table and a small one).

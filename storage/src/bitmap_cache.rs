@@ -82,9 +82,14 @@ pub fn admit(key: CacheKey) -> bool {
 
 /// Keeps the unpacked bytes of `key` (if they fit the budget).
 pub fn keep(key: CacheKey, bytes: Vec<u8>) {
+    keep_shared(key, &Arc::new(bytes));
+}
+
+/// [`keep`] of bytes the caller goes on reading.
+pub fn keep_shared(key: CacheKey, bytes: &Arc<Vec<u8>>) {
     let cache = &*CACHE;
     if bytes.len() >= SMALLEST_KEPT && bytes.len() <= cache.budget / 4 {
-        cache.keep(key, &Arc::new(bytes));
+        cache.keep(key, bytes);
     }
 }
 

@@ -11,8 +11,8 @@
 //!
 //! Bitmaps are packed from their runs as they are written ([`store_runs`]); one that would not
 //! shrink is stored in roaring's format. The two forms are told apart by the first
-//! byte: roaring's cookies start with 0x3A or 0x3B, a packed blob with [`VARINTS`] or
-//! [`ZSTD`].
+//! byte: roaring's cookies start with 0x3A or 0x3B, a packed blob with [`VARINTS`],
+//! [`ZSTD`] or [`CHUNKS`]; the side-to-move bitmap's own form with [`PARITY`].
 //!
 //! Layout: the tag byte, then varints: the cardinality (so a size estimate needs no unpacking),
 //! the run count and, after [`ZSTD`], the unpacked stream's length; then the stream (zstd
@@ -39,6 +39,9 @@ const LEVEL: i32 = 1;
 /// few positions against, is not packed at all: `bitmap.rs`.)
 pub const CHUNKS: u8 = 0x03;
 
+/// Tag of the side-to-move bitmap stored as its parity runs (`bitmap_parity.rs`).
+pub const PARITY: u8 = 0x04;
+
 /// Runs per chunk of a [`CHUNKS`] blob: a piece's bitmap in a segment of two million positions
 /// holds a few thousand, so most bitmaps are one chunk (4,096 cost 0.06 bytes/position of
 /// zstd's context on the large set).
@@ -50,7 +53,7 @@ const CHUNK_RUNS: usize = 64;
 
 /// Whether `blob` is in packed form (else it is roaring's, or not a bitmap at all).
 pub fn is_packed(blob: &[u8]) -> bool {
-    matches!(blob.first(), Some(&VARINTS | &ZSTD | &CHUNKS))
+    matches!(blob.first(), Some(&VARINTS | &ZSTD | &CHUNKS | &PARITY))
 }
 
 /// The cardinality recorded in a packed blob's header (`None` if it is not packed or cut
@@ -81,7 +84,7 @@ pub fn store_runs(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
 }
 
 /// The packed form of `runs`: one packed blob, or [`CHUNKS`] of them.
-fn pack(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
+pub(crate) fn pack(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
     if runs.len() <= CHUNK_RUNS {
         return pack_one(runs);
     }
@@ -225,16 +228,17 @@ pub fn unpack(blob: &[u8], scratch: &mut RunScratch) -> Option<Vec<u8>> {
 /// faster. (A rare `fen` tests a few positions against some thirty piece bitmaps: decoding
 /// those of a few kilobytes whole each time made it 0.1 → 2.9 ms.)
 pub fn is_costly(blob: &[u8]) -> bool {
-    matches!(blob.first(), Some(&ZSTD | &CHUNKS)) || blob.len() >= 1024
+    matches!(blob.first(), Some(&ZSTD | &CHUNKS | &PARITY)) || blob.len() >= 1024
 }
 
 /// The runs a packed blob holds (sorted, disjoint, non-touching, half-open), or `None` if it is
 /// damaged.
 pub fn runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
-    if blob.first() == Some(&CHUNKS) {
-        return runs_where(blob, |_, _| true);
+    match blob.first() {
+        Some(&CHUNKS) => runs_where(blob, |_, _| true),
+        Some(&PARITY) => crate::bitmap_parity::runs(blob),
+        _ => one_runs(blob),
     }
-    one_runs(blob)
 }
 
 /// The runs of a packed blob of one chunk. Every count in the header is checked against what
@@ -307,7 +311,7 @@ fn decode_stream(stream: &[u8], card: u64, count: u64, runs: &mut Vec<(u32, u32)
     (pos == stream.len() && total == card).then_some(())
 }
 
-fn write_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn write_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -316,7 +320,7 @@ fn write_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 #[inline(always)]
-fn read_varint(b: &[u8], at: &mut usize) -> Option<u64> {
+pub(crate) fn read_varint(b: &[u8], at: &mut usize) -> Option<u64> {
     // Most gaps and lengths fit one byte.
     let first = *b.get(*at)?;
     *at += 1;

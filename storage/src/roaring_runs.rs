@@ -1,6 +1,7 @@
 //! Roaring bitmaps in the portable format, written straight from sorted runs: what every
 //! bitmap of a segment is made from (`bitmap.rs` for the builder, `bitmap_pack.rs` for the
-//! packed form, which unpacks to exactly these bytes).
+//! packed form, which unpacks to exactly these bytes); and from 64-bit words, for the
+//! side-to-move bitmap (`bitmap_parity.rs`), whose runs would be one per member.
 
 /// Serialises sorted, disjoint, non-touching half-open runs as a roaring bitmap in the portable
 /// format (the one `RoaringBitmap::deserialize_from` reads), choosing for each 2^16 chunk the
@@ -119,9 +120,66 @@ fn group(runs: &[(u32, u32)], scratch: &mut RunScratch) {
     }
 }
 
+/// Portable-format cookie of a bitmap without run containers.
+const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
+/// Words per container (2^16 values).
+const CONTAINER_WORDS: usize = 1024;
+/// An array container holds at most this many values (more take a bitmap container).
+const ARRAY_MAX: u32 = 4096;
+
+/// Serialises the set whose value `64 * i + b` is bit `b` of `words[i]` as a roaring bitmap in
+/// the portable format: per 2^16 values an array container up to 4,096 members, else a bitmap
+/// container (as `RoaringBitmap::from_lsb0_bytes` makes them).
+pub fn serialize_words(words: &[u64]) -> Vec<u8> {
+    let containers: Vec<(u16, &[u64], u32)> = (0u16..)
+        .zip(words.chunks(CONTAINER_WORDS))
+        .map(|(key, part)| (key, part, part.iter().map(|w| w.count_ones()).sum()))
+        .filter(|&(_, _, card)| card > 0)
+        .collect();
+    let n = containers.len();
+    let body = |card: u32| {
+        if card > ARRAY_MAX {
+            8 * CONTAINER_WORDS
+        } else {
+            2 * card as usize
+        }
+    };
+    let size = 8 + 8 * n + containers.iter().map(|c| body(c.2)).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(&SERIAL_COOKIE_NO_RUNCONTAINER.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    for &(key, _, card) in &containers {
+        out.extend_from_slice(&key.to_le_bytes());
+        out.extend_from_slice(&((card - 1) as u16).to_le_bytes());
+    }
+    let mut offset = 8 + 8 * n;
+    for &(_, _, card) in &containers {
+        out.extend_from_slice(&(offset as u32).to_le_bytes());
+        offset += body(card);
+    }
+    for &(_, part, card) in &containers {
+        if card > ARRAY_MAX {
+            for w in part {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            // A last container cut short is padded with empty words.
+            out.resize(out.len() + 8 * (CONTAINER_WORDS - part.len()), 0);
+        } else {
+            for (i, &w) in part.iter().enumerate() {
+                let mut left = w;
+                while left != 0 {
+                    let v = (i * 64) as u16 + left.trailing_zeros() as u16;
+                    out.extend_from_slice(&v.to_le_bytes());
+                    left &= left - 1;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// As [`serialize_runs`], with buffers kept from call to call.
 pub fn serialize_runs_with(runs: &[(u32, u32)], scratch: &mut RunScratch) -> Vec<u8> {
-    const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
     const SERIAL_COOKIE: u32 = 12347;
     group(runs, scratch);
     let RunScratch { pieces, chunks } = scratch;
@@ -195,6 +253,37 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use roaring::RoaringBitmap;
+
+    proptest! {
+        /// Words serialise to the set their bits hold, in the bytes roaring itself writes.
+        #[test]
+        fn words_serialise_as_roaring_does(
+            picks in proptest::collection::vec((0usize..2600, any::<u64>(), 0u8..4), 0..60),
+        ) {
+            let n = picks.iter().map(|p| p.0 + 1).max().unwrap_or(0);
+            let mut words = vec![0u64; n];
+            for &(at, w, density) in &picks {
+                // Sparse and dense words, so containers of both kinds.
+                words[at] = match density {
+                    0 => w & w.rotate_left(7) & w.rotate_left(19),
+                    1 => !0,
+                    _ => w,
+                };
+                if density == 1 {
+                    for x in words.iter_mut().skip(at).take(1100) {
+                        *x = !0;
+                    }
+                }
+            }
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let want = RoaringBitmap::from_lsb0_bytes(0, &bytes);
+            let mut theirs = Vec::new();
+            want.serialize_into(&mut theirs).unwrap();
+            let ours = serialize_words(&words);
+            prop_assert_eq!(RoaringBitmap::deserialize_from(&ours[..]).unwrap(), want);
+            prop_assert_eq!(ours, theirs);
+        }
+    }
 
     #[test]
     fn alternating_ids_use_bitmap_containers() {

@@ -7,12 +7,16 @@
 //! batch's groups as they are and concatenates them per bitmap when the segment is finished (see
 //! [`crate::bitmap::BitmapBuilder`]). Walking runs one at a time in the single writer thread cost
 //! more than finding them in the parallel parser threads.
+//!
+//! The side-to-move flag is the exception: its slot gets the runs of the parity bitmap
+//! (`wtm XOR odd id`, see [`crate::bitmap_parity`]), a few per game instead of one per
+//! white-to-move position.
 
 use shakmaty::{Color, Role, Square};
 
 use crate::bitmap_key::BitmapKey;
 use crate::move_features::MoveFeature;
-use crate::schema::{MaterialSignature, PositionRecord};
+use crate::schema::{MaterialSignature, PositionFlags, PositionRecord};
 
 /// Piece-square bitmaps (12 pieces × 64 squares), the 16 flag bitmaps and the 64 move-feature
 /// bitmaps (see [`crate::move_features`]): the bitmaps that get nearly every run, numbered
@@ -21,6 +25,13 @@ pub const DENSE_SLOTS: usize = 12 * 64 + 16 + 64;
 
 const FLAG_SLOT: usize = 12 * 64;
 const MOVE_SLOT: usize = FLAG_SLOT + 16;
+
+/// The side-to-move flag's bit in a row's flags.
+const SIDE_TO_MOVE: u64 = PositionFlags::WHITE_TO_MOVE.0 as u64;
+
+/// The dense slot of the side-to-move flag, whose runs are those of its parity bitmap
+/// (`bitmap_parity.rs`).
+pub const SIDE_TO_MOVE_SLOT: usize = FLAG_SLOT + SIDE_TO_MOVE.trailing_zeros() as usize;
 
 /// The bitmap key of a dense slot (`slot < DENSE_SLOTS`).
 ///
@@ -55,6 +66,8 @@ pub struct BatchRuns {
     dense: Vec<(u32, u32)>,
     /// Material runs as (key, start, end), sorted by key, then start.
     material: Vec<(u64, u32, u32)>,
+    /// Positions of the batch.
+    positions: u32,
 }
 
 impl BatchRuns {
@@ -69,6 +82,11 @@ impl BatchRuns {
     /// Material-signature runs as (key, start, end), sorted by key, then start.
     pub fn material(&self) -> &[(u64, u32, u32)] {
         &self.material
+    }
+
+    /// Number of positions in the batch.
+    pub fn positions(&self) -> u32 {
+        self.positions
     }
 
     /// Number of runs.
@@ -231,8 +249,11 @@ impl RunFinder {
                 }
             }
             self.raw = *b;
-            self.flags
-                .update(u64::from(rec.flags.0), id, &mut self.flat);
+            // The side-to-move slot holds the parity bitmap (`bitmap_parity.rs`), over
+            // batch-local ids: the segment's builder flips a batch that starts at an odd id.
+            let odd = if id & 1 == 1 { SIDE_TO_MOVE } else { 0 };
+            let flags = u64::from(rec.flags.0) ^ odd;
+            self.flags.update(flags, id, &mut self.flat);
             let moves = u64::from(self.reached[row] & MoveFeature::REACHED_KEPT)
                 | u64::from(self.leaving[row]) << 32;
             self.moves.update(moves, id, &mut self.flat);
@@ -294,6 +315,7 @@ impl RunFinder {
             offsets,
             dense,
             material,
+            positions: end,
         }
     }
 }

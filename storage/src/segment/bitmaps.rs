@@ -17,6 +17,7 @@ use super::view::{self, BlobLen};
 use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
 use crate::bitmap_pack;
+use crate::bitmap_parity;
 use crate::bitmap_window::{Operand, WINDOW_WORDS};
 use crate::board_index::{self, BoardIndexPart};
 use crate::error::Result;
@@ -58,10 +59,31 @@ impl Segment {
             return Ok(Read::Roaring(RoaringBytes::Stored(blob)));
         }
         let damaged = || self.corrupt(&format!("bitmap {key:?}: packed form unreadable"));
+        let cache_key = (self.uid, i as u32);
+        if blob.first() == Some(&bitmap_pack::PARITY) {
+            // Rebuilt a word at a time, in roaring's format: its runs would be one per
+            // white-to-move position.
+            if let Some(b) = crate::bitmap_cache::lookup(cache_key) {
+                return Ok(Read::Roaring(RoaringBytes::Unpacked(b)));
+            }
+            // Asked again: rebuilt whole and kept, so that later lookups read the kept bytes.
+            let keep = crate::bitmap_cache::admit(cache_key);
+            if let (Some(c), false) = (near, keep) {
+                // What a caller testing only `near`'s members needs: those of them in the set.
+                return bitmap_parity::members_of(blob, c)
+                    .map(Read::Runs)
+                    .ok_or_else(damaged);
+            }
+            let bytes =
+                std::sync::Arc::new(bitmap_parity::roaring_bytes(blob).ok_or_else(damaged)?);
+            if keep {
+                crate::bitmap_cache::keep_shared(cache_key, &bytes);
+            }
+            return Ok(Read::Roaring(RoaringBytes::Unpacked(bytes)));
+        }
         if !bitmap_pack::is_costly(blob) {
             return bitmap_pack::runs(blob).map(Read::Runs).ok_or_else(damaged);
         }
-        let cache_key = (self.uid, i as u32);
         if let Some(b) = crate::bitmap_cache::lookup(cache_key) {
             return Ok(Read::Roaring(RoaringBytes::Unpacked(b)));
         }
