@@ -232,13 +232,12 @@ pub fn is_costly(blob: &[u8]) -> bool {
 }
 
 /// The runs a packed blob holds (sorted, disjoint, non-touching, half-open), or `None` if it is
-/// damaged.
+/// damaged or of the side to move's own form ([`PARITY`], read through `bitmap_parity.rs`).
 pub fn runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
-    match blob.first() {
-        Some(&CHUNKS) => runs_where(blob, |_, _| true),
-        Some(&PARITY) => crate::bitmap_parity::runs(blob),
-        _ => one_runs(blob),
+    if blob.first() == Some(&CHUNKS) {
+        return runs_where(blob, |_, _| true);
     }
+    one_runs(blob)
 }
 
 /// The runs of a packed blob of one chunk. Every count in the header is checked against what
