@@ -179,6 +179,15 @@ pub fn runs_where(blob: &[u8], wanted: impl Fn(u64, u64) -> bool) -> Option<Vec<
     (!every || total == card).then_some(out)
 }
 
+/// [`runs_where`] for a caller that tests only the members of `near`: the chunks whose value
+/// range holds one of them.
+pub fn runs_near(blob: &[u8], near: &roaring::RoaringBitmap) -> Option<Vec<(u32, u32)>> {
+    runs_where(blob, |first, end| {
+        let (a, z) = (first.min(u64::from(u32::MAX)) as u32, end.saturating_sub(1));
+        z >= u64::from(a) && near.range_cardinality(a..=z.min(u64::from(u32::MAX)) as u32) > 0
+    })
+}
+
 /// The packed form of `runs`, one blob.
 fn pack_one(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
     let card: u64 = runs.iter().map(|&(s, e)| u64::from(e - s)).sum();

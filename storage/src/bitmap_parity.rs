@@ -49,50 +49,20 @@ pub fn roaring_bytes(blob: &[u8]) -> Option<Vec<u8>> {
     Some(crate::roaring_runs::serialize_words(&checked_words(blob)?))
 }
 
-/// The runs of the `wtm` bitmap of a [`PARITY`] blob (sorted, disjoint, non-touching,
-/// half-open), or `None` if the blob is damaged: for readers that want runs (one per
-/// white-to-move position, mostly: [`roaring_bytes`] is the fast form).
-pub fn runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
-    let words = checked_words(blob)?;
-    let mut out: Vec<(u32, u32)> = Vec::new();
-    for (w, &word) in words.iter().enumerate() {
-        let mut left = word;
-        while left != 0 {
-            let bit = left.trailing_zeros();
-            // The run of ones starting at `bit`.
-            let len = (!(left >> bit)).trailing_zeros();
-            let start = (w as u32) * 64 + bit;
-            let end = start + len;
-            match out.last_mut() {
-                Some(last) if last.1 == start => last.1 = end,
-                _ => out.push((start, end)),
-            }
-            left &= if bit + len >= 64 {
-                0
-            } else {
-                !0u64 << (bit + len)
-            };
-        }
-    }
-    Some(out)
-}
-
 /// The members of `candidates` in the `wtm` bitmap of a [`PARITY`] blob, as single-position
 /// runs: each looked up in the parity runs, of which only the chunks near a candidate are
 /// decoded (a few positions tested against the side to move read no bitmap whole). `None` if
 /// the blob is damaged.
 pub fn members_of(blob: &[u8], candidates: &RoaringBitmap) -> Option<Vec<(u32, u32)>> {
     let (_, positions, packed) = parts(blob)?;
-    let parity = bitmap_pack::runs_where(packed, |first, end| {
-        let (a, z) = (first.min(u64::from(u32::MAX)) as u32, end.saturating_sub(1));
-        z >= u64::from(a) && candidates.range_cardinality(a..=z.min(u64::from(u32::MAX)) as u32) > 0
-    })?;
+    let parity = bitmap_pack::runs_near(packed, candidates)?;
     let mut at = 0usize;
     let mut out = Vec::new();
     for v in candidates.iter().take_while(|&v| v < positions) {
         at += parity[at..].partition_point(|&(_, e)| e <= v);
         let in_parity = parity.get(at).is_some_and(|&(s, _)| s <= v);
-        if in_parity ^ (v & 1 == 1) {
+        // The rule is its own inverse: `wtm` is the parity bit of the parity bit.
+        if parity_bit(in_parity, v) {
             out.push((v, v + 1));
         }
     }
@@ -178,8 +148,8 @@ mod tests {
     }
 
     proptest! {
-        /// Stored as parity runs, `wtm` reads back as the same set, as roaring bytes and as
-        /// runs (lines alternate sides and jump anywhere, as games and variations do).
+        /// Stored as parity runs, `wtm` reads back as the same set, as roaring bytes and by
+        /// lookups (lines alternate sides and jump anywhere, as games and variations do).
         #[test]
         fn side_to_move_reads_back(lines in proptest::collection::vec((any::<bool>(), 1usize..150), 0..40)) {
             let wtm: Vec<bool> = lines
@@ -196,14 +166,6 @@ mod tests {
             let some: RoaringBitmap = (0..n + 3).filter(|v| v % 3 == 0).collect();
             let members: RoaringBitmap = members_of(&blob, &some).unwrap().into_iter().map(|(s, _)| s).collect();
             prop_assert_eq!(&members, &(&want & &some));
-            let mut from_runs = RoaringBitmap::new();
-            for (s, e) in runs(&blob).unwrap() {
-                from_runs.insert_range(s..e);
-            }
-            prop_assert_eq!(&from_runs, &want);
-            // The runs are maximal (what `serialize_runs` and the window cursor expect).
-            let r = runs(&blob).unwrap();
-            prop_assert!(r.windows(2).all(|w| w[0].1 < w[1].0));
         }
 
         /// A damaged blob reads as damaged or as some bitmap within the segment, never a panic.
@@ -217,7 +179,7 @@ mod tests {
                 let got = RoaringBitmap::deserialize_from(&bytes[..]).unwrap();
                 prop_assert!(got.max().is_none_or(|m| m < 300));
             }
-            let _ = runs(&blob);
+            let _ = members_of(&blob, &(0..400).collect());
         }
     }
 

@@ -15,6 +15,7 @@
 use shakmaty::{Color, Role, Square};
 
 use crate::bitmap_key::BitmapKey;
+use crate::bitmap_parity::parity_bit;
 use crate::move_features::MoveFeature;
 use crate::schema::{MaterialSignature, PositionFlags, PositionRecord};
 
@@ -251,8 +252,13 @@ impl RunFinder {
             self.raw = *b;
             // The side-to-move slot holds the parity bitmap (`bitmap_parity.rs`), over
             // batch-local ids: the segment's builder flips a batch that starts at an odd id.
-            let odd = if id & 1 == 1 { SIDE_TO_MOVE } else { 0 };
-            let flags = u64::from(rec.flags.0) ^ odd;
+            let white = rec.flags.contains(PositionFlags::WHITE_TO_MOVE);
+            let parity = if parity_bit(white, id) {
+                SIDE_TO_MOVE
+            } else {
+                0
+            };
+            let flags = (u64::from(rec.flags.0) & !SIDE_TO_MOVE) | parity;
             self.flags.update(flags, id, &mut self.flat);
             let moves = u64::from(self.reached[row] & MoveFeature::REACHED_KEPT)
                 | u64::from(self.leaving[row]) << 32;

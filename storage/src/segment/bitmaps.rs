@@ -90,10 +90,7 @@ impl Segment {
         // Read whole when it is to be kept: a bitmap read again is read whole from the cache.
         let keep = crate::bitmap_cache::admit(cache_key);
         let runs = match near {
-            Some(c) if !keep => bitmap_pack::runs_where(blob, |first, end| {
-                let (a, z) = (first.min(u64::from(u32::MAX)) as u32, end.saturating_sub(1));
-                z >= u64::from(a) && c.range_cardinality(a..=z.min(u64::from(u32::MAX)) as u32) > 0
-            }),
+            Some(c) if !keep => bitmap_pack::runs_near(blob, c),
             _ => bitmap_pack::runs(blob),
         }
         .ok_or_else(damaged)?;
