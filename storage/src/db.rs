@@ -41,6 +41,10 @@ impl Default for WriterOptions {
     }
 }
 
+/// What the thread finishing a segment gives back: the segment's catalog entry, and its
+/// board-key buffer for the next segment's builder.
+type Finished = Result<(SegmentEntry, Vec<u64>)>;
+
 /// Appends games to a database, atomically.
 pub struct DbWriter {
     dir: PathBuf,
@@ -51,7 +55,9 @@ pub struct DbWriter {
     next_position: u64,
     written: Vec<SegmentEntry>,
     current: Option<(SegmentBuilder, TagWriter, u64)>,
-    finishing: Option<std::thread::JoinHandle<Result<SegmentEntry>>>,
+    finishing: Option<std::thread::JoinHandle<Finished>>,
+    /// A written segment's board-key buffer, for the next segment's builder.
+    spare: Vec<u64>,
     files: Vec<String>,
     /// The input files read whole into this append, recorded at commit.
     sources: Vec<crate::SourceRecord>,
@@ -119,6 +125,7 @@ impl DbWriter {
             written: Vec::new(),
             current: None,
             finishing: None,
+            spare: Vec::new(),
             files: Vec::new(),
             sources: Vec::new(),
             journal: Some(Journal::new(dir)),
@@ -242,7 +249,8 @@ impl DbWriter {
         if self.current.is_none() {
             let id = self.allocate_id()?;
             let tags = TagWriter::create(&self.dir.join(SegmentEntry::tags_dir(id)))?;
-            self.current = Some((SegmentBuilder::new(), tags, id));
+            let builder = SegmentBuilder::reusing(std::mem::take(&mut self.spare));
+            self.current = Some((builder, tags, id));
         }
         let Some((builder, tags, _)) = self.current.as_mut() else {
             unreachable!("a segment was just opened")
@@ -288,12 +296,12 @@ impl DbWriter {
         let first_position = self.next_position;
         self.next_position += builder.positions();
         let dir = self.dir.clone();
-        self.finishing = Some(std::thread::spawn(move || -> Result<SegmentEntry> {
+        self.finishing = Some(std::thread::spawn(move || -> Finished {
             let path = dir.join(SegmentEntry::segment_file(id));
             let tags_dir = dir.join(SegmentEntry::tags_dir(id));
             let mut builder = builder;
             builder.add_tag_values(&tags.finish()?);
-            let stats = builder.write(
+            let crate::segment::Written { stats, buffer } = builder.write(
                 &path,
                 Registration {
                     id,
@@ -309,7 +317,7 @@ impl DbWriter {
                 tags: crate::tags::dir_digest(&tags_dir)?,
             };
             let bytes = file_bytes(&path)? + file_bytes(&tags_dir)?;
-            Ok(SegmentEntry {
+            let entry = SegmentEntry {
                 id,
                 first_game,
                 first_position,
@@ -319,17 +327,19 @@ impl DbWriter {
                 issues: stats.issues,
                 bytes,
                 checks: Some(checks),
-            })
+            };
+            Ok((entry, buffer))
         }));
         Ok(())
     }
 
     fn join_finisher(&mut self) -> Result<()> {
         if let Some(handle) = self.finishing.take() {
-            let entry = handle.join().map_err(|_| {
+            let (entry, buffer) = handle.join().map_err(|_| {
                 StorageError::corrupt(&self.dir, "the segment writer thread panicked")
             })??;
             self.written.push(entry);
+            self.spare = buffer;
         }
         Ok(())
     }

@@ -16,7 +16,8 @@ use std::sync::Arc;
 pub struct SegmentBuilder {
     data: SegmentData,
     bitmaps: BitmapBuilder,
-    /// Every position's board key, in position order.
+    /// Every position's board key, in position order: the one column as long as the segment's
+    /// positions, so its buffer is handed from segment to segment (see [`Self::reusing`]).
     boards: Vec<u64>,
     positions: u64,
     data_bytes: u64,
@@ -53,6 +54,18 @@ impl SegmentBuilder {
             positions: 0,
             data_bytes: 0,
             text_dictionary: None,
+        }
+    }
+
+    /// An empty segment whose board keys go into `buffer` (emptied), the buffer a written
+    /// segment handed back ([`Written::buffer`]). Why: grown afresh for every segment, that
+    /// column was most of the kernel's zeroing of new pages on the writer thread, 3 % of a
+    /// build's CPU samples (0.6 % reused; BENCHMARKS.md, fourteenth session).
+    pub fn reusing(mut buffer: Vec<u64>) -> Self {
+        buffer.clear();
+        Self {
+            boards: buffer,
+            ..Self::new()
         }
     }
 
@@ -162,12 +175,13 @@ impl SegmentBuilder {
         self.bitmaps.add_tag_values(values);
     }
 
-    /// Serialises the segment to a new file at `path` (synced), returning its totals.
+    /// Serialises the segment to a new file at `path` (synced), returning its totals and its
+    /// board-key buffer for the next segment.
     pub fn write(
         mut self,
         path: &Path,
         registration: crate::segment_entry::Registration,
-    ) -> Result<SegmentStats> {
+    ) -> Result<Written> {
         self.data.games.pos_start.push(self.positions as u32);
         let (mut keys, mut blobs) = std::mem::take(&mut self.bitmaps).finish();
         // Board keys sort after every other kind.
@@ -209,6 +223,17 @@ impl SegmentBuilder {
             std::io::Write::write_all(&mut w, &table).map_err(|e| e.to_string())?;
             Ok(w)
         })?;
-        Ok(SegmentStats { file_crc, ..stats })
+        Ok(Written {
+            stats: SegmentStats { file_crc, ..stats },
+            buffer: self.boards,
+        })
     }
+}
+
+/// A segment written by [`SegmentBuilder::write`].
+pub struct Written {
+    /// Its totals.
+    pub stats: SegmentStats,
+    /// Its board-key buffer, for [`SegmentBuilder::reusing`].
+    pub buffer: Vec<u64>,
 }

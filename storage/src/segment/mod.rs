@@ -193,7 +193,7 @@ mod parts;
 mod view;
 mod visit;
 pub use bitmaps::Signatures;
-pub use builder::SegmentBuilder;
+pub use builder::{SegmentBuilder, Written};
 pub use layout::SegmentLayout;
 use parts::Part;
 use view::ArchivedSegmentView;
