@@ -12,7 +12,7 @@ use crate::catalog::{CATALOG_FILE, CatalogWriter, FileChecks, LOCK_FILE, Segment
 use crate::error::{Result, StorageError};
 use crate::journal::{JOURNAL_FILE, Journal, Leftover};
 use crate::manifest::MANIFEST_FILE;
-use crate::segment::{NewGame, Segment, SegmentBuilder};
+use crate::segment::{NewGame, Segment, SegmentBuilder, Written};
 use crate::segment_entry::Registration;
 use crate::tags::TagWriter;
 use crate::text_dictionary::TextDictionary;
@@ -301,7 +301,7 @@ impl DbWriter {
             let tags_dir = dir.join(SegmentEntry::tags_dir(id));
             let mut builder = builder;
             builder.add_tag_values(&tags.finish()?);
-            let crate::segment::Written { stats, buffer } = builder.write(
+            let Written { stats, buffer } = builder.write(
                 &path,
                 Registration {
                     id,
