@@ -744,3 +744,46 @@ fn searcher_logs_import_and_answer_the_papers_questions() {
     let out = ok(&["gtql", "node: ply <= [^]ply", s(&gtl)]);
     assert!(out.contains("# 0 nodes"), "{out}");
 }
+
+/// `bench query` times a query planned and as a full scan (checking they agree); with
+/// `--no-full-scan` it skips the scan and says so in its columns.
+#[test]
+fn bench_query_with_and_without_its_full_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(&pgn, common::games(40, 0)).unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", "-q", "--db", s(&db), s(&pgn)]);
+    // The columns between bars: matches, timings, the full scan and its ratio, the command.
+    let scan_columns = |extra: &[&str]| -> String {
+        let mut args = vec![
+            "bench",
+            "query",
+            "--db",
+            s(&db),
+            "--runs",
+            "2",
+            "--cql",
+            "mate",
+        ];
+        args.extend_from_slice(extra);
+        let out = ok(&args);
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("mate "))
+            .unwrap_or_else(|| panic!("no row for mate: {out}"));
+        assert!(
+            row.split_whitespace().nth(1) == Some("20"),
+            "20 games end in mate: {row}"
+        );
+        row.split('|')
+            .nth(2)
+            .expect("a full-scan column")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let with = scan_columns(&[]);
+    assert!(with.ends_with('x'), "a ratio against the full scan: {with}");
+    assert_eq!(scan_columns(&["--no-full-scan"]), "- -");
+}

@@ -71,6 +71,10 @@ pub enum BenchCommand {
         /// set (repeatable).
         #[arg(long = "cql", value_name = "QUERY")]
         queries: Vec<String>,
+        /// Skip each query's full scan (its time and ratio print as `-`): for timing the
+        /// planned runs over a database so large that a scan takes minutes.
+        #[arg(long)]
+        no_full_scan: bool,
     },
     /// Decode every position block of a database and count mates, against the mate bitmap.
     Scan {
@@ -111,8 +115,10 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
             only,
             queries,
+            no_full_scan,
         } => {
             let queries = super::bench_query::QuerySet::new(queries, only);
+            let full_scan = !no_full_scan;
             if db.is_empty() {
                 let dir = std::env::temp_dir()
                     .join(format!("cqldb-bench-query-db-{}", std::process::id()));
@@ -125,11 +131,11 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
                     cqldb_storage::WriterOptions::default().segment_positions,
                     true,
                 )?;
-                let code = super::bench_query::run(vec![dir.clone()], runs, &queries);
+                let code = super::bench_query::run(vec![dir.clone()], runs, &queries, full_scan);
                 let _ = std::fs::remove_dir_all(&dir);
                 code
             } else {
-                super::bench_query::run(db, runs, &queries)
+                super::bench_query::run(db, runs, &queries, full_scan)
             }
         }
         BenchCommand::Cql { inputs, db, runs } => cql(inputs, db, runs),

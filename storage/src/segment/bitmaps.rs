@@ -66,9 +66,11 @@ impl Segment {
             if let Some(b) = crate::bitmap_cache::lookup(cache_key) {
                 return Ok(Read::Roaring(RoaringBytes::Unpacked(b)));
             }
-            // Asked again: rebuilt whole and kept, so that later lookups read the kept bytes.
-            let keep = crate::bitmap_cache::admit(cache_key);
-            if let (Some(c), false) = (near, keep) {
+            // Asked again: rebuilt whole and kept, so that later lookups read the kept bytes
+            // (a word of roaring's bitsets per 64 positions, about).
+            let hint = usize::try_from(self.positions() / 8).unwrap_or(usize::MAX);
+            let keep = crate::bitmap_cache::admit(cache_key, hint);
+            if let (Some(c), None) = (near, keep) {
                 // What a caller testing only `near`'s members needs: those of them in the set.
                 return bitmap_parity::members_of(blob, c)
                     .map(Read::Runs)
@@ -76,8 +78,8 @@ impl Segment {
             }
             let bytes =
                 std::sync::Arc::new(bitmap_parity::roaring_bytes(blob).ok_or_else(damaged)?);
-            if keep {
-                crate::bitmap_cache::keep_shared(cache_key, &bytes);
+            if let Some(admitted) = keep {
+                crate::bitmap_cache::keep_shared(cache_key, &bytes, admitted);
             }
             return Ok(Read::Roaring(RoaringBytes::Unpacked(bytes)));
         }
@@ -88,15 +90,16 @@ impl Segment {
             return Ok(Read::Roaring(RoaringBytes::Unpacked(b)));
         }
         // Read whole when it is to be kept: a bitmap read again is read whole from the cache.
-        let keep = crate::bitmap_cache::admit(cache_key);
-        let runs = match near {
-            Some(c) if !keep => bitmap_pack::runs_near(blob, c),
+        // Roaring's four bytes a run against the packed form's one to two.
+        let keep = crate::bitmap_cache::admit(cache_key, blob.len().saturating_mul(3));
+        let runs = match (near, keep) {
+            (Some(c), None) => bitmap_pack::runs_near(blob, c),
             _ => bitmap_pack::runs(blob),
         }
         .ok_or_else(damaged)?;
-        if keep {
+        if let Some(admitted) = keep {
             let bytes = serialize_runs_with(&runs, &mut RunScratch::default());
-            crate::bitmap_cache::keep(cache_key, bytes);
+            crate::bitmap_cache::keep(cache_key, bytes, admitted);
         }
         Ok(Read::Runs(runs))
     }
