@@ -4,9 +4,9 @@
 //! process that answers many queries (a benchmark, the SQL session, a server) reads the same
 //! few bitmaps again and again. One cache for every open segment, so that the memory it takes
 //! does not grow with the number of segments: [`DEFAULT_BUDGET`], or `CQLDB_BITMAP_CACHE_MB`
-//! mebibytes from the environment (0 turns it off). A bitmap is kept from its second reading
-//! (a one-off command keeps nothing). Small bitmaps are not kept: unpacking them costs less
-//! than keeping them.
+//! mebibytes from the environment (0 turns it off). A bitmap is kept from its second reading,
+//! if room can be made for it (a one-off command keeps nothing). Small bitmaps are not kept:
+//! unpacking them costs less than keeping them.
 //!
 //! What leaves for a newcomer: only bitmaps not read since the newcomer was last asked about,
 //! least recently read first. Plain least-recently-used keeps nothing of a working set larger
@@ -23,9 +23,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 use rustc_hash::FxHashMap;
 
 /// The cache's size when the environment does not set one: the three piece bitmaps of
-/// `Kg1 kg8 Rf1` over 10 M games unpack to more than 64 MiB, and least-recently-used keeps
-/// nothing of a working set larger than itself (that query's in-process p50 was 61.5 ms at
-/// 64 MiB). A command keeps nothing in it (see [`admit`]).
+/// `Kg1 kg8 Rf1` over 10 M games unpack to more than 64 MiB, and what does not fit is read in
+/// part each time (that query's in-process p50 was 61.5 ms at 64 MiB, 34–44 ms at 256). A
+/// command keeps nothing in it (see [`admit`]).
 pub const DEFAULT_BUDGET: usize = 256 << 20;
 
 /// Unpacked bitmaps smaller than this are not kept.
@@ -47,16 +47,26 @@ struct Entry {
     last_read: u64,
 }
 
-/// Bitmaps remembered as offered once (see [`admit`]).
+/// Bitmaps remembered as asked about (see [`admit`]): past this many, all are forgotten at
+/// once, which costs each of them one more asking. The memory is a few tens of bytes each,
+/// outside the budget.
 const SEEN_LIMIT: usize = 1 << 20;
+
+/// What the cache remembers of a bitmap asked about.
+#[derive(Clone, Copy)]
+struct Seen {
+    /// The tick it was last asked about.
+    asked: u64,
+    /// Its unpacked size, once known to be too large to keep: a size hint can fall short.
+    refused: usize,
+}
 
 #[derive(Default)]
 struct Inner {
     entries: FxHashMap<CacheKey, Entry>,
     /// The entries by their last reading, oldest first (each reading has its own tick).
     by_age: BTreeMap<u64, CacheKey>,
-    /// When each bitmap was last asked about.
-    seen: FxHashMap<CacheKey, u64>,
+    seen: FxHashMap<CacheKey, Seen>,
     held: usize,
     clock: u64,
 }
@@ -134,7 +144,8 @@ pub struct Admitted {
     since: u64,
 }
 
-/// Keeps the unpacked bytes of `key` (if they fit the budget).
+/// Keeps the unpacked bytes of `key`, if the bitmaps not read since it was admitted free the
+/// room for them (else its size is remembered, so that it is not admitted again to no end).
 pub fn keep(key: CacheKey, bytes: Vec<u8>, admitted: Admitted) {
     keep_shared(key, &Arc::new(bytes), admitted);
 }
@@ -157,15 +168,24 @@ impl Cache {
             return None;
         }
         let mut inner = self.inner.lock().ok()?;
-        // Forgotten all at once past a bound: a few bytes a bitmap ever read.
-        if inner.seen.len() >= SEEN_LIMIT {
-            inner.seen.clear();
+        if inner.seen.len() >= SEEN_LIMIT && !inner.seen.contains_key(&key) {
+            inner.seen = FxHashMap::default();
         }
-        let now = inner.tick();
-        let since = inner.seen.insert(key, now)?;
-        inner
-            .room(bytes_hint, since, self.budget)
-            .then_some(Admitted { since })
+        let asked = inner.tick();
+        let before = inner.seen.insert(key, Seen { asked, refused: 0 })?;
+        if let Some(s) = inner.seen.get_mut(&key) {
+            s.refused = before.refused;
+        }
+        let need = bytes_hint.max(before.refused);
+        // Unpacked whole only to be kept: not for a size `keep` turns away.
+        (self.keepable(need) && inner.room(need, before.asked, self.budget)).then_some(Admitted {
+            since: before.asked,
+        })
+    }
+
+    /// Whether bitmaps of `bytes` unpacked are kept at all.
+    fn keepable(&self, bytes: usize) -> bool {
+        bytes >= SMALLEST_KEPT && bytes <= self.budget / 4
     }
 
     fn lookup(&self, key: CacheKey) -> Option<Arc<Vec<u8>>> {
@@ -180,18 +200,19 @@ impl Cache {
     }
 
     fn keep(&self, key: CacheKey, bytes: &Arc<Vec<u8>>, admitted: Admitted) {
-        if bytes.len() < SMALLEST_KEPT || bytes.len() > self.budget / 4 {
-            return;
-        }
         let Ok(mut inner) = self.inner.lock() else {
             return;
         };
-        if let Some(old) = inner.entries.remove(&key) {
-            inner.held -= old.bytes.len();
-            inner.by_age.remove(&old.last_read);
+        // Another reader unpacked and kept it meanwhile.
+        if inner.entries.contains_key(&key) {
+            return;
         }
-        // Other readers may have filled the room since the admission.
-        if !inner.make_room(bytes.len(), admitted.since, self.budget) {
+        // Other readers may have filled the room since the admission, or the hint fell short.
+        if !self.keepable(bytes.len()) || !inner.make_room(bytes.len(), admitted.since, self.budget)
+        {
+            if let Some(s) = inner.seen.get_mut(&key) {
+                s.refused = bytes.len();
+            }
             return;
         }
         let now = inner.tick();
@@ -211,10 +232,31 @@ impl Cache {
 mod tests {
     use super::*;
 
-    const BUDGET: usize = 64 << 20;
+    const BUDGET: usize = 1 << 16;
 
+    /// The bytes held, checked against the entries and their order.
     fn held(c: &Cache) -> usize {
-        c.inner.lock().map_or(0, |i| i.held)
+        let i = c.inner.lock().expect("not poisoned");
+        let sum: usize = i.entries.values().map(|e| e.bytes.len()).sum();
+        assert_eq!(i.held, sum);
+        assert_eq!(i.by_age.len(), i.entries.len());
+        assert!(
+            i.entries
+                .iter()
+                .all(|(k, e)| i.by_age.get(&e.last_read) == Some(k))
+        );
+        i.held
+    }
+
+    /// `key` asked about (kept if admitted); whether it was found kept.
+    fn read(c: &Cache, key: CacheKey, size: usize) -> bool {
+        if c.lookup(key).is_some() {
+            return true;
+        }
+        if let Some(a) = c.admit(key, size) {
+            c.keep(key, &Arc::new(vec![0; size]), a);
+        }
+        false
     }
 
     #[test]
@@ -288,5 +330,55 @@ mod tests {
                 "set {set} kept"
             );
         }
+    }
+
+    /// A full cache with some entries still read and some not: a newcomer takes the room of
+    /// those not read since it was first asked about, and the others stay.
+    #[test]
+    fn unread_entries_leave_first_and_read_ones_stay() {
+        let c = Cache::new(BUDGET);
+        let big = BUDGET / 8;
+        for _ in 0..2 {
+            (0..8).for_each(|i| _ = read(&c, (0, i), big));
+        }
+        assert!((0..8).all(|i| c.lookup((0, i)).is_some()));
+        (0..4).for_each(|i| _ = read(&c, (1, i), big));
+        (0..4).for_each(|i| assert!(read(&c, (0, i), big)));
+        (0..4).for_each(|i| _ = read(&c, (1, i), big));
+        assert!(
+            (0..4).all(|i| c.lookup((0, i)).is_some()),
+            "still read: kept"
+        );
+        assert!(
+            (4..8).all(|i| c.lookup((0, i)).is_none()),
+            "not read since: gone"
+        );
+        assert!(
+            (0..4).all(|i| c.lookup((1, i)).is_some()),
+            "the newcomers kept"
+        );
+        assert_eq!(held(&c), BUDGET);
+    }
+
+    /// A bitmap whose size hint fell short of a size too large to keep is unpacked once for
+    /// nothing, not on every reading; one asked about a third time after the room was taken
+    /// is not kept over entries in use.
+    #[test]
+    fn a_refusal_is_remembered() {
+        let c = Cache::new(BUDGET);
+        assert!(c.admit((0, 0), 4096).is_none());
+        let a = c.admit((0, 0), 4096).expect("a small hint is admitted");
+        c.keep((0, 0), &Arc::new(vec![0; BUDGET / 2]), a);
+        assert!(c.lookup((0, 0)).is_none());
+        assert!(
+            c.admit((0, 0), 4096).is_none(),
+            "its real size is remembered"
+        );
+        assert!(c.admit((0, 1), BUDGET).is_none());
+        assert!(
+            c.admit((0, 1), BUDGET).is_none(),
+            "larger than a quarter of the budget"
+        );
+        assert_eq!(held(&c), 0);
     }
 }
