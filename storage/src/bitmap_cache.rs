@@ -172,10 +172,10 @@ impl Cache {
             inner.seen = FxHashMap::default();
         }
         let asked = inner.tick();
-        let before = inner.seen.insert(key, Seen { asked, refused: 0 })?;
-        if let Some(s) = inner.seen.get_mut(&key) {
-            s.refused = before.refused;
-        }
+        let before = inner.seen.get(&key).copied();
+        let refused = before.map_or(0, |b| b.refused);
+        inner.seen.insert(key, Seen { asked, refused });
+        let before = before?;
         let need = bytes_hint.max(before.refused);
         // Unpacked whole only to be kept: not for a size `keep` turns away.
         (self.keepable(need) && inner.room(need, before.asked, self.budget)).then_some(Admitted {

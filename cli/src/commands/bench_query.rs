@@ -207,7 +207,7 @@ pub fn run(
             } else {
                 "-".to_owned()
             };
-            let full = if full_scan {
+            let (full_ms, ratio) = if full_scan {
                 let (full, f) = timed(1, Duration::ZERO, || {
                     run_query(&run_for(body, source(), true, None))
                 })?;
@@ -239,8 +239,8 @@ pub fn run(
                 p50,
                 pct(&planned, 0.99),
                 out,
-                full.0,
-                full.1,
+                full_ms,
+                ratio,
                 cli,
                 cli_out,
                 kind,
