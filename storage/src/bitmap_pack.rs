@@ -15,10 +15,18 @@
 //! [`ZSTD`] or [`CHUNKS`]; the side-to-move bitmap's own form with [`PARITY`].
 //!
 //! Layout: the tag byte, then varints: the cardinality (so a size estimate needs no unpacking),
-//! the run count and, after [`ZSTD`], the unpacked stream's length; then the stream (zstd
-//! frame or as is). The stream holds per run `gap << 1 | long` (the gap from the previous run's
-//! end less one, since runs do not touch; the first's from 0) and, when `long`, the run's
-//! length minus two: a single value costs one varint.
+//! the run count and, after [`ZSTD`] or [`ZSTD_MARKED`], the unpacked stream's length; after a
+//! marked tag, its marks (below); then the stream (zstd frame or as is). The stream holds per
+//! run `gap << 1 | long` (the gap from the previous run's end less one, since runs do not touch;
+//! the first's from 0) and, when `long`, the run's length minus two: a single value costs one
+//! varint.
+//!
+//! Marks: a long stream is cut into windows of `2^shift` runs, and each window after the first
+//! has a mark: the end of the run before it and its first byte in the stream (both as varint
+//! gaps from the previous mark's), after a byte holding `shift` and a varint count of marks. A
+//! reader that needs only some values decodes only the windows whose range can hold them:
+//! varint decoding is sequential, and a rare `fen` among the 6 M positions of a merged segment
+//! spent most of its time decoding 16 K-run chunks to test a few stretches against them.
 
 use crate::roaring_runs::{RunScratch, serialize_runs_with, serialized_runs_len};
 
@@ -42,6 +50,23 @@ pub const CHUNKS: u8 = 0x03;
 /// Tag of the side-to-move bitmap stored as its parity runs (`bitmap_parity.rs`).
 pub const PARITY: u8 = 0x04;
 
+/// [`VARINTS`] with marks (see the module's layout): a stream of more than one window.
+pub const VARINTS_MARKED: u8 = 0x05;
+/// [`ZSTD`] with marks.
+pub const ZSTD_MARKED: u8 = 0x06;
+
+/// log2 of the runs in a window between two marks: a mark costs about five bytes, some 0.3 %
+/// of the packed bytes of 1,024 runs, and a reader of a few values decodes at most about that
+/// many runs around each instead of a whole chunk of [`CHUNK_RUNS`].
+#[cfg(not(test))]
+const MARK_SHIFT: u32 = 10;
+/// Small in tests, so that their bitmaps of a few dozen runs have marks too.
+#[cfg(test)]
+const MARK_SHIFT: u32 = 3;
+
+/// The largest window a reader accepts (a damaged shift byte must not make one of 2^255 runs).
+const MAX_MARK_SHIFT: u32 = 24;
+
 /// Runs per chunk of a [`CHUNKS`] blob: a piece's bitmap in a segment of two million positions
 /// holds a few thousand, so most bitmaps are one chunk (4,096 cost 0.06 bytes/position of
 /// zstd's context on the large set).
@@ -53,7 +78,10 @@ const CHUNK_RUNS: usize = 64;
 
 /// Whether `blob` is in packed form (else it is roaring's, or not a bitmap at all).
 pub fn is_packed(blob: &[u8]) -> bool {
-    matches!(blob.first(), Some(&VARINTS | &ZSTD | &CHUNKS | &PARITY))
+    matches!(
+        blob.first(),
+        Some(&VARINTS | &ZSTD | &CHUNKS | &PARITY | &VARINTS_MARKED | &ZSTD_MARKED)
+    )
 }
 
 /// The cardinality recorded in a packed blob's header (`None` if it is not packed or cut
@@ -145,15 +173,17 @@ fn chunks(blob: &[u8]) -> Option<(u64, Vec<Chunk<'_>>)> {
     (at == blob.len()).then_some((card, out))
 }
 
-/// The runs of the chunks of `blob` (packed) whose value range `wanted` accepts: every run of
-/// the bitmap that can hold a value in such a range (the runs of a [`CHUNKS`] blob's other
-/// chunks are left packed; a blob of one chunk is read whole). `None` if it is damaged.
+/// The runs of `blob` (packed) in the parts whose value range `wanted` accepts (`first..end`):
+/// every run of the bitmap that can hold a value in such a range, and maybe more (the runs of
+/// a [`CHUNKS`] blob's other chunks and of a marked stream's other windows stay packed). `None`
+/// if it is damaged.
 pub fn runs_where(blob: &[u8], wanted: impl Fn(u64, u64) -> bool) -> Option<Vec<(u32, u32)>> {
+    let mut out = Vec::new();
     if blob.first() != Some(&CHUNKS) {
-        return runs(blob);
+        one_runs_where(blob, (0, u64::from(u32::MAX) + 1), &wanted, &mut out)?;
+        return Some(out);
     }
     let (card, chunks) = chunks(blob)?;
-    let mut out = Vec::new();
     let mut total = 0u64;
     let mut every = true;
     for c in &chunks {
@@ -165,16 +195,23 @@ pub fn runs_where(blob: &[u8], wanted: impl Fn(u64, u64) -> bool) -> Option<Vec<
         // moved every run twice (most of the time of a flag's bitmap of single positions).
         let from = out.len();
         let before = out.last().map(|&(_, e): &(u32, u32)| u64::from(e));
-        one_runs_into(c.bytes, &mut out)?;
+        let whole = one_runs_where(c.bytes, (c.first, c.end), &wanted, &mut out)?;
         let part = &out[from..];
-        // The chunk holds what its index says, after the runs before it.
-        if part.first().map(|r| u64::from(r.0)) != Some(c.first)
-            || part.last().map(|r| u64::from(r.1)) != Some(c.end)
-            || before.is_some_and(|e| e >= c.first)
-        {
+        let (first, last) = (
+            part.first().map(|r| u64::from(r.0)),
+            part.last().map(|r| u64::from(r.1)),
+        );
+        // The chunk holds what its index says (all of it when read whole), after the runs
+        // before it.
+        let held = match whole {
+            true => first == Some(c.first) && last == Some(c.end),
+            false => first.is_none_or(|f| f >= c.first) && last.is_none_or(|l| l <= c.end),
+        };
+        if !held || before.is_some_and(|e| e >= c.first) {
             return None;
         }
         total += part.iter().map(|&(s, e)| u64::from(e - s)).sum::<u64>();
+        every &= whole;
     }
     (!every || total == card).then_some(out)
 }
@@ -188,13 +225,20 @@ pub fn runs_near(blob: &[u8], near: &roaring::RoaringBitmap) -> Option<Vec<(u32,
     })
 }
 
-/// The packed form of `runs`, one blob.
+/// The packed form of `runs`, one blob: zstd when it pays, marks when its stream has more than
+/// one window.
 fn pack_one(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
     let card: u64 = runs.iter().map(|&(s, e)| u64::from(e - s)).sum();
     let mut stream = Vec::with_capacity(runs.len() * 2);
+    // Where each window after the first starts: the end before it, its first byte.
+    let mut marks = Vec::new();
+    let window = 1usize << MARK_SHIFT;
     // Runs after the first do not touch their predecessor: their gap is at least one.
     let mut end = 0u32;
     for (i, &(s, e)) in runs.iter().enumerate() {
+        if i > 0 && i % window == 0 {
+            marks.push((end, stream.len()));
+        }
         let long = e - s > 1;
         let gap = s.checked_sub(end)?.checked_sub(u32::from(i > 0))?;
         write_varint(&mut stream, (u64::from(gap) << 1) | u64::from(long));
@@ -203,26 +247,33 @@ fn pack_one(runs: &[(u32, u32)]) -> Option<Vec<u8>> {
         }
         end = e;
     }
-    let mut out = Vec::with_capacity(stream.len() / 2 + 16);
-    let header = |tag: u8, out: &mut Vec<u8>| {
-        out.push(tag);
-        write_varint(out, card);
-        write_varint(out, runs.len() as u64);
-    };
+    let mut out = Vec::with_capacity(stream.len() / 2 + 16 + 6 * marks.len());
     let frame = (stream.len() >= 128)
         .then(|| crate::columns::compress(&stream, LEVEL))
         .filter(|z| !z.is_empty() && z.len() + 4 < stream.len() - stream.len() / 16);
-    match frame {
-        Some(z) => {
-            header(ZSTD, &mut out);
-            write_varint(&mut out, stream.len() as u64);
-            out.extend_from_slice(&z);
-        }
-        None => {
-            header(VARINTS, &mut out);
-            out.extend_from_slice(&stream);
+    let tag = match (&frame, marks.is_empty()) {
+        (Some(_), true) => ZSTD,
+        (Some(_), false) => ZSTD_MARKED,
+        (None, true) => VARINTS,
+        (None, false) => VARINTS_MARKED,
+    };
+    out.push(tag);
+    write_varint(&mut out, card);
+    write_varint(&mut out, runs.len() as u64);
+    if frame.is_some() {
+        write_varint(&mut out, stream.len() as u64);
+    }
+    if !marks.is_empty() {
+        out.push(MARK_SHIFT as u8);
+        write_varint(&mut out, marks.len() as u64);
+        let (mut end, mut at) = (0u32, 0usize);
+        for &(e, a) in &marks {
+            write_varint(&mut out, u64::from(e - end));
+            write_varint(&mut out, (a - at) as u64);
+            (end, at) = (e, a);
         }
     }
+    out.extend_from_slice(frame.as_deref().unwrap_or(&stream));
     Some(out)
 }
 
@@ -237,28 +288,26 @@ pub fn unpack(blob: &[u8], scratch: &mut RunScratch) -> Option<Vec<u8>> {
 /// faster. (A rare `fen` tests a few positions against some thirty piece bitmaps: decoding
 /// those of a few kilobytes whole each time made it 0.1 → 2.9 ms.)
 pub fn is_costly(blob: &[u8]) -> bool {
-    matches!(blob.first(), Some(&ZSTD | &CHUNKS | &PARITY)) || blob.len() >= 1024
+    matches!(blob.first(), Some(&ZSTD | &CHUNKS | &PARITY | &ZSTD_MARKED)) || blob.len() >= 1024
 }
 
 /// The runs a packed blob holds (sorted, disjoint, non-touching, half-open), or `None` if it is
 /// damaged or of the side to move's own form ([`PARITY`], read through `bitmap_parity.rs`).
 pub fn runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
-    if blob.first() == Some(&CHUNKS) {
-        return runs_where(blob, |_, _| true);
-    }
-    one_runs(blob)
+    runs_where(blob, |_, _| true)
 }
 
-/// The runs of a packed blob of one chunk. Every count in the header is checked against what
-/// the stream holds before it sizes anything, so a damaged blob cannot make a large allocation.
-fn one_runs(blob: &[u8]) -> Option<Vec<(u32, u32)>> {
-    let mut out = Vec::new();
-    one_runs_into(blob, &mut out)?;
-    Some(out)
-}
-
-/// [`one_runs`], appended to `runs` (which may keep a part of them if the blob is damaged).
-fn one_runs_into(blob: &[u8], runs: &mut Vec<(u32, u32)>) -> Option<()> {
+/// The runs of a packed blob of one chunk, whose values lie in `bounds`, in the windows `wanted`
+/// accepts, appended to `runs` (which may keep a part of them if the blob is damaged); whether
+/// every window was read.
+/// Every count in the header is checked against what the stream holds before it sizes
+/// anything, so a damaged blob cannot make a large allocation.
+fn one_runs_where(
+    blob: &[u8],
+    bounds: (u64, u64),
+    wanted: &dyn Fn(u64, u64) -> bool,
+    runs: &mut Vec<(u32, u32)>,
+) -> Option<bool> {
     thread_local! {
         // The unzipped stream: a fresh buffer per bitmap made the kernel zero new pages.
         static STREAM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -267,37 +316,142 @@ fn one_runs_into(blob: &[u8], runs: &mut Vec<(u32, u32)>) -> Option<()> {
     let mut at = 1;
     let card = read_varint(blob, &mut at)?;
     let count = read_varint(blob, &mut at)?;
-    match tag {
-        VARINTS => decode_stream(blob.get(at..)?, card, count, runs),
-        ZSTD => {
-            let len = usize::try_from(read_varint(blob, &mut at)?).ok()?;
-            // A run takes at most 10 bytes of stream (two 5-byte varints of 32-bit values).
-            if u64::try_from(len).ok()? > count.checked_mul(10)? {
+    let (zipped, marked) = match tag {
+        VARINTS => (false, false),
+        ZSTD => (true, false),
+        VARINTS_MARKED => (false, true),
+        ZSTD_MARKED => (true, true),
+        _ => return None,
+    };
+    let unzipped_len = match zipped {
+        true => Some(usize::try_from(read_varint(blob, &mut at)?).ok()?),
+        false => None,
+    };
+    let windows = match marked {
+        true => Windows::read(blob, &mut at, count)?,
+        false => Windows::one(count),
+    };
+    let body = blob.get(at..)?;
+    let Some(len) = unzipped_len else {
+        return windows.decode(body, card, bounds, wanted, runs);
+    };
+    // A run takes at most 10 bytes of stream (two 5-byte varints of 32-bit values).
+    if u64::try_from(len).ok()? > count.checked_mul(10)? {
+        return None;
+    }
+    STREAM.with(|cell| {
+        let mut owned = Vec::new();
+        let mut kept = cell.try_borrow_mut().ok();
+        let out = kept.as_deref_mut().unwrap_or(&mut owned);
+        crate::columns::decompress_block_into(body, len, out)?;
+        windows.decode(out, card, bounds, wanted, runs)
+    })
+}
+
+/// The windows of a packed stream: runs `2^shift` each (the last the rest), each after the
+/// first starting at its mark.
+struct Windows {
+    shift: u32,
+    count: u64,
+    /// Per window after the first: the end of the run before it, its first byte in the stream.
+    marks: Vec<(u64, usize)>,
+}
+
+impl Windows {
+    /// The one window of an unmarked stream of `count` runs.
+    fn one(count: u64) -> Self {
+        Self {
+            shift: 63,
+            count,
+            marks: Vec::new(),
+        }
+    }
+
+    /// The marks of a stream of `count` runs, read at `at` in `blob`.
+    fn read(blob: &[u8], at: &mut usize, count: u64) -> Option<Self> {
+        let shift = u32::from(*blob.get(*at)?);
+        *at += 1;
+        let n = read_varint(blob, at)?;
+        // Each mark takes at least two bytes; a stream of `count` runs has this many windows.
+        if !(1..=MAX_MARK_SHIFT).contains(&shift)
+            || n.checked_mul(2)? > blob.len() as u64
+            || count == 0
+            || n != (count - 1) >> shift
+        {
+            return None;
+        }
+        let mut marks = Vec::with_capacity(n as usize);
+        let (mut end, mut byte) = (0u64, 0usize);
+        for _ in 0..n {
+            end = end.checked_add(read_varint(blob, at)?)?;
+            byte = byte.checked_add(usize::try_from(read_varint(blob, at)?).ok()?)?;
+            marks.push((end, byte));
+        }
+        Some(Self {
+            shift,
+            count,
+            marks,
+        })
+    }
+
+    /// The runs of `stream` in the windows `wanted` accepts, appended to `runs`; whether every
+    /// window was read (then the values are checked against `card`). A window's range is asked
+    /// about within `bounds`, the values the whole stream holds (a chunk's, from its index).
+    fn decode(
+        &self,
+        stream: &[u8],
+        card: u64,
+        (lo, hi): (u64, u64),
+        wanted: &dyn Fn(u64, u64) -> bool,
+        runs: &mut Vec<(u32, u32)>,
+    ) -> Option<bool> {
+        let (mut total, mut every) = (0u64, true);
+        let last = self.marks.len();
+        for w in 0..=last {
+            let (end, from) = match w {
+                0 => (0, 0),
+                _ => self.marks[w - 1],
+            };
+            let (upto, to, n) = match self.marks.get(w) {
+                Some(&(e, b)) => (e, b, 1u64 << self.shift),
+                None => (
+                    u64::from(u32::MAX) + 1,
+                    stream.len(),
+                    self.count - ((last as u64) << self.shift.min(62)),
+                ),
+            };
+            if !wanted(end.max(lo), upto.min(hi)) {
+                every = false;
+                continue;
+            }
+            let (after, sum) = decode_stream(stream.get(from..to)?, n, end, w > 0, runs)?;
+            // A window ends where the next one's mark says.
+            if w < last && after != upto {
                 return None;
             }
-            let frame = blob.get(at..)?;
-            STREAM.with(|cell| {
-                let mut owned = Vec::new();
-                let mut kept = cell.try_borrow_mut().ok();
-                let out = kept.as_deref_mut().unwrap_or(&mut owned);
-                crate::columns::decompress_block_into(frame, len, out)?;
-                decode_stream(out, card, count, runs)
-            })
+            total += sum;
         }
-        _ => None,
+        (!every || total == card).then_some(every)
     }
 }
 
-/// The `count` runs of a packed stream holding `card` values (see the module's layout).
-fn decode_stream(stream: &[u8], card: u64, count: u64, runs: &mut Vec<(u32, u32)>) -> Option<()> {
+/// The `count` runs of a packed stream (see the module's layout) after a run ending at `end`
+/// (`apart`: runs came before it), appended to `runs`: the end of the last and the values.
+fn decode_stream(
+    stream: &[u8],
+    count: u64,
+    mut end: u64,
+    apart: bool,
+    runs: &mut Vec<(u32, u32)>,
+) -> Option<(u64, u64)> {
     // Each run takes at least one byte of stream.
     if count > stream.len() as u64 {
         return None;
     }
     runs.reserve(count as usize);
-    let (mut pos, mut end, mut total) = (0usize, 0u64, 0u64);
+    let (mut pos, mut total) = (0usize, 0u64);
     // Runs after the first are at least one past their predecessor's end.
-    let mut apart = 0u64;
+    let mut apart = u64::from(apart);
     for _ in 0..count {
         let word = read_varint(stream, &mut pos)?;
         let len = if word & 1 == 1 {
@@ -316,7 +470,7 @@ fn decode_stream(stream: &[u8], card: u64, count: u64, runs: &mut Vec<(u32, u32)
         total += len;
         runs.push((start as u32, end as u32));
     }
-    (pos == stream.len() && total == card).then_some(())
+    (pos == stream.len()).then_some((end, total))
 }
 
 pub(crate) fn write_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -424,6 +578,102 @@ mod tests {
         assert_eq!(want.len(), part.len());
         let holds = |list: &[(u32, u32)]| list.iter().any(|&(s, e)| s <= 500_000 && 500_000 < e);
         assert_eq!(holds(&part), holds(&runs));
+    }
+
+    /// Runs with gaps and lengths from a generator (no pattern for zstd to find), `n` of them.
+    fn scattered_runs(n: usize, seed: u64) -> Vec<(u32, u32)> {
+        let mut x = seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut end = 0u32;
+        (0..n)
+            .map(|_| {
+                let start = end + 1 + (next() % 300) as u32;
+                end = start + 1 + (next() % 90) as u32;
+                (start, end)
+            })
+            .collect()
+    }
+
+    proptest! {
+        /// A reader of a few values gets every run that holds one of them, decodes only the
+        /// windows around them, and the bitmap read whole is the one stored.
+        #[test]
+        fn marked_streams_read_only_the_windows_asked_for(
+            n in 1usize..400,
+            seed in any::<u64>(),
+            probes in proptest::collection::vec(any::<u32>(), 1..4),
+        ) {
+            let runs = scattered_runs(n, seed);
+            let mut scratch = RunScratch::default();
+            let stored = store_runs(&runs, &mut scratch);
+            prop_assume!(is_packed(&stored));
+            prop_assert_eq!(unpack(&stored, &mut scratch), Some(serialize_runs(&runs)));
+            let top = runs.last().map_or(1, |r| r.1);
+            let probes: Vec<u64> = probes.iter().map(|&p| u64::from(p % top)).collect();
+            let part = runs_where(&stored, |a, z| probes.iter().any(|&v| a <= v && v < z)).unwrap();
+            prop_assert!(part.iter().all(|r| runs.contains(r)));
+            prop_assert!(part.windows(2).all(|w| w[0].1 < w[1].0));
+            for &v in &probes {
+                let holds = |l: &[(u32, u32)]| l.iter().any(|&(s, e)| u64::from(s) <= v && v < u64::from(e));
+                prop_assert_eq!(holds(&part), holds(&runs));
+            }
+            // At most the window holding each probe.
+            prop_assert!(part.len() <= probes.len() << MARK_SHIFT);
+        }
+    }
+
+    #[test]
+    fn long_streams_are_marked_and_read_in_windows() {
+        let window = 1usize << MARK_SHIFT;
+        let runs = scattered_runs(CHUNK_RUNS, 7);
+        let mut scratch = RunScratch::default();
+        let stored = store_runs(&runs, &mut scratch);
+        assert!(
+            matches!(stored[0], VARINTS_MARKED | ZSTD_MARKED),
+            "{}",
+            stored[0]
+        );
+        let v = u64::from(runs[runs.len() / 2].0);
+        let part = runs_where(&stored, |a, z| a <= v && v < z).unwrap();
+        assert!(!part.is_empty() && part.len() <= window, "{}", part.len());
+        assert!(
+            part.iter()
+                .any(|&(s, e)| u64::from(s) <= v && v < u64::from(e))
+        );
+        // Each run's first and last value, asked alone, is found (windows meet without a gap).
+        for &(s, e) in &runs {
+            for v in [u64::from(s), u64::from(e) - 1] {
+                let part = runs_where(&stored, |a, z| a <= v && v < z).unwrap();
+                assert!(part.len() <= window);
+                assert!(part.contains(&(s, e)), "{v}");
+            }
+        }
+        // A short stream has no marks.
+        let short = store_runs(&scattered_runs(window, 7), &mut scratch);
+        assert!(matches!(short[0], VARINTS | ZSTD), "{}", short[0]);
+    }
+
+    #[test]
+    fn damaged_marks_are_refused() {
+        let runs = scattered_runs(CHUNK_RUNS, 11);
+        let mut scratch = RunScratch::default();
+        let stored = store_runs(&runs, &mut scratch);
+        assert_eq!(stored[0], VARINTS_MARKED);
+        // The header: tag, card, count, then the shift byte and the mark count.
+        let mut at = 1;
+        read_varint(&stored, &mut at).unwrap();
+        read_varint(&stored, &mut at).unwrap();
+        assert_eq!(u32::from(stored[at]), MARK_SHIFT);
+        for (i, bad) in [(at, 0u8), (at, 99), (at + 1, 0), (at + 3, 0x7f)] {
+            let mut damaged = stored.clone();
+            damaged[i] = bad;
+            assert_eq!(runs_where(&damaged, |_, _| true), None, "byte {i} = {bad}");
+        }
     }
 
     #[test]

@@ -22,7 +22,12 @@ use shakmaty::{Bitboard, Board, ByColor, ByRole, CastlingSide, Color, Move, Piec
 /// 6: new segments store bitmaps packed (`bitmap_pack.rs`: varint runs, zstd when it pays),
 /// told apart from roaring's format by their first byte. Older segments read as before, and a
 /// version-5 database moves to 6 with its first writer, no file changed (as 4 → 5).
-pub const SCHEMA_VERSION: u64 = 6;
+///
+/// 7: packed bitmaps of more than 1,024 runs carry marks every 1,024 runs (`bitmap_pack.rs`,
+/// two new tags), so that a reader of a few values decodes only the windows around them. Older
+/// segments read as before, and a version-6 database moves to 7 with its first writer, no file
+/// changed (as 5 → 6).
+pub const SCHEMA_VERSION: u64 = 7;
 
 /// The oldest layout this build reads (and migrates when it writes).
 pub const OLDEST_READABLE_SCHEMA: u64 = 3;
