@@ -16,6 +16,8 @@ use cqldb_storage::tags::TagReader;
 use cqldb_storage::{Bitboards, BitmapKey, GameResult, PositionFlags, Segment};
 use roaring::{MultiOps, RoaringBitmap};
 
+mod board;
+use board::Board;
 mod material;
 mod signature_search;
 mod window;
@@ -189,12 +191,16 @@ impl<'a> SegmentScan<'a> {
                     skip(otherwise, index);
                     Found::set(self.union(&[key])?)
                 }
-                Board::Within(stretches) => {
-                    self.eval_within(otherwise, Found::positions(stretches), stats, index)?
-                }
+                Board::Within(stretches) => self.eval_within(
+                    otherwise,
+                    Found::positions(stretches),
+                    Some(placement),
+                    stats,
+                    index,
+                )?,
                 Board::Pieces => self.eval_at(otherwise, stats, index)?,
             },
-            Scan::And(xs) => self.and(Found::ALL, xs, stats, index)?,
+            Scan::And(xs) => self.and(Found::ALL, xs, None, stats, index)?,
             Scan::Or(xs) => {
                 let mut parts = Vec::with_capacity(xs.len());
                 for x in xs {
@@ -230,11 +236,14 @@ impl<'a> SegmentScan<'a> {
     }
 
     /// `scan` evaluated within the positions `within`: an intersection starts from them, so that
-    /// each stored bitmap after it is read only where they are.
+    /// each stored bitmap after it is read only where they are. With `placement`, `scan` is
+    /// the positions with that piece placement (a [`Scan::Board`]'s `otherwise`), and its last
+    /// few candidates may be decided by their decoded positions (see [`Self::and`]).
     fn eval_within(
         &mut self,
         scan: &Scan,
         within: Found,
+        placement: Option<&[u64; 12]>,
         stats: &mut Vec<OpStats>,
         index: &mut usize,
     ) -> cqldb_storage::Result<Found> {
@@ -245,7 +254,7 @@ impl<'a> SegmentScan<'a> {
         let me = *index;
         *index += 1;
         let t = Instant::now();
-        let found = self.and(within, xs, stats, index)?;
+        let found = self.and(within, xs, placement, stats, index)?;
         self.record(stats, me, &found, t);
         Ok(found)
     }
@@ -254,10 +263,16 @@ impl<'a> SegmentScan<'a> {
     /// sizes), so the running set shrinks early; once it is small, each stored bitmap after it
     /// is only read where the set has positions ([`Segment::bitmap_and`]); once it is empty,
     /// nothing more is read. Each operand's measurements keep their place in pre-order.
+    ///
+    /// With `placement` (the intersection is the positions with that piece placement), once
+    /// decoding the few candidates left costs less than reading the operands left, they are
+    /// decoded and compared with it, and the operands left are not read (their measurements stay
+    /// empty; the one where it stopped gets the comparison's).
     fn and(
         &mut self,
         within: Found,
         xs: &[Scan],
+        placement: Option<&[u64; 12]>,
         stats: &mut Vec<OpStats>,
         index: &mut usize,
     ) -> cqldb_storage::Result<Found> {
@@ -282,12 +297,23 @@ impl<'a> SegmentScan<'a> {
             // One operation: its time and result are the first operand's.
             self.record(stats, starts[lead[0].0], &acc, t);
         }
-        for i in order.into_iter().skip(lead.len()) {
+        let order: Vec<usize> = order.into_iter().skip(lead.len()).collect();
+        let mut costly = Vec::new();
+        for (k, &i) in order.iter().enumerate() {
             // An inexact segment is evaluated whole: nothing more to read here.
             if acc.is_empty() || self.inexact {
                 break;
             }
             let mut at = starts[i];
+            if let (Some(placement), Some(Positions::Sparse(p)), None) =
+                (placement, &acc.positions, &acc.games)
+                && self.decode_rather_than_read(p, xs, &order[k..], &mut costly)?
+            {
+                let t = Instant::now();
+                acc = Found::positions(self.with_placement(p, placement)?);
+                self.record(stats, at, &acc, t);
+                break;
+            }
             // `and not` one stored bitmap: its members are cleared from a dense running set,
             // with no complement made (`mainline and not check`).
             if let (Some(Positions::Dense(d)), Scan::Not(inner)) = (&mut acc.positions, &xs[i])
@@ -572,18 +598,6 @@ impl<'a> SegmentScan<'a> {
         })
     }
 
-    /// Where the positions of a placement are to be found in this segment.
-    fn board(&self, placement: &[u64; 12]) -> cqldb_storage::Result<Board> {
-        let key = BitmapKey::board(&Bitboards::from_pieces(placement));
-        if self.seg.has_bitmap(key)? {
-            return Ok(Board::Bitmap(key));
-        }
-        Ok(match self.seg.board_candidates(key)? {
-            Some(stretches) => Board::Within(stretches),
-            None => Board::Pieces,
-        })
-    }
-
     /// Segment-local numbers of the games numbered `lo..=hi` in the database.
     fn game_numbers(&self, lo: i64, hi: i64) -> RoaringBitmap {
         let n = i64::from(self.layout.game_count());
@@ -692,17 +706,6 @@ impl<'a> SegmentScan<'a> {
         )
         .unwrap_or_default())
     }
-}
-
-/// Where a placement's positions are in a segment.
-enum Board {
-    /// In its own board bitmap (the placement is repeated in the segment).
-    Bitmap(BitmapKey),
-    /// Within these positions, the stretches the board index lists for it: its pieces'
-    /// bitmaps decide, read only there.
-    Within(RoaringBitmap),
-    /// Wherever its pieces' bitmaps say (a segment written before the board index).
-    Pieces,
 }
 
 /// A running intersection in at most a `SPARSE`th of the segment's containers (of 65,536

@@ -313,6 +313,29 @@ impl Segment {
             .ok_or_else(damaged)
     }
 
+    /// Whether reading `key`'s bitmap costs about nothing: stored in roaring's format, packed
+    /// small, or kept unpacked in the process's cache (`bitmap_cache.rs`). A bitmap the segment
+    /// does not have is cheap too: nothing is read. An estimate: a damaged directory entry
+    /// reads as costly here and fails where it is read.
+    pub fn bitmap_is_cheap(&self, key: BitmapKey) -> Result<bool> {
+        let Some(i) = self.bitmap_index(key)? else {
+            return Ok(true);
+        };
+        // An estimate from the stored bytes, unchecked (a read checks them): checking a large
+        // bitmap's bytes here would cost what reading it does.
+        let Some(blob) = self
+            .data()
+            .bitmap_blobs
+            .get(i)
+            .and_then(|h| view::blob_at(self.archive(), h))
+        else {
+            return Ok(false);
+        };
+        Ok(!bitmap_pack::is_packed(blob)
+            || !bitmap_pack::is_costly(blob)
+            || crate::bitmap_cache::lookup((self.uid, i as u32)).is_some())
+    }
+
     /// The stored size of `key`'s bitmap in bytes (0 without one): what decoding it costs.
     pub fn bitmap_bytes(&self, key: BitmapKey) -> usize {
         // An estimate: a damaged directory reads as no bitmap here and fails where it is read.
