@@ -307,10 +307,10 @@ impl<'a> SegmentScan<'a> {
             let mut at = starts[i];
             if let (Some(placement), Some(Positions::Sparse(p)), None) =
                 (placement, &acc.positions, &acc.games)
-                && self.decode_rather_than_read(p, xs, &order[k..], &mut costly)?
+                && let Some(games) = self.games_to_decode(p, xs, &order[k..], &mut costly)?
             {
                 let t = Instant::now();
-                acc = Found::positions(self.with_placement(p, placement)?);
+                acc = Found::positions(self.with_placement(p, &games, placement)?);
                 self.record(stats, at, &acc, t);
                 break;
             }

@@ -348,10 +348,10 @@ fn one_runs_where(
     })
 }
 
-/// The windows of a packed stream: runs `2^shift` each (the last the rest), each after the
-/// first starting at its mark.
+/// The windows of a packed stream: `size` runs each (the last the rest), each after the first
+/// starting at its mark.
 struct Windows {
-    shift: u32,
+    size: u64,
     count: u64,
     /// Per window after the first: the end of the run before it, its first byte in the stream.
     marks: Vec<(u64, usize)>,
@@ -361,7 +361,7 @@ impl Windows {
     /// The one window of an unmarked stream of `count` runs.
     fn one(count: u64) -> Self {
         Self {
-            shift: 63,
+            size: count,
             count,
             marks: Vec::new(),
         }
@@ -388,7 +388,7 @@ impl Windows {
             marks.push((end, byte));
         }
         Some(Self {
-            shift,
+            size: 1 << shift,
             count,
             marks,
         })
@@ -413,11 +413,12 @@ impl Windows {
                 _ => self.marks[w - 1],
             };
             let (upto, to, n) = match self.marks.get(w) {
-                Some(&(e, b)) => (e, b, 1u64 << self.shift),
+                Some(&(e, b)) => (e, b, self.size),
+                // The marks were counted from `count`: the windows before leave at least one run.
                 None => (
                     u64::from(u32::MAX) + 1,
                     stream.len(),
-                    self.count - ((last as u64) << self.shift.min(62)),
+                    self.count - last as u64 * self.size,
                 ),
             };
             if !wanted(end.max(lo), upto.min(hi)) {

@@ -36,24 +36,24 @@ impl SegmentScan<'_> {
         })
     }
 
-    /// Whether deciding the `candidates` left by their decoded positions costs less than
-    /// reading the operands `rest` of `xs` still to intersect. Only operands whose bitmaps are
+    /// The games of the `candidates` left, if deciding them by their decoded positions costs
+    /// less than reading the operands `rest` of `xs` still to intersect. Only operands whose bitmaps are
     /// costly to read count (packed and not kept unpacked in the cache: on a database whose
     /// bitmaps the cache holds, reading them is cheaper than decoding a single game).
     ///
     /// `costly` remembers, per operand, what was found (`and` asks again after each operand).
-    pub(super) fn decode_rather_than_read(
+    pub(super) fn games_to_decode(
         &mut self,
         candidates: &RoaringBitmap,
         xs: &[Scan],
         rest: &[usize],
         costly: &mut Vec<Option<bool>>,
-    ) -> cqldb_storage::Result<bool> {
+    ) -> cqldb_storage::Result<Option<RoaringBitmap>> {
         // A game holds at least one candidate, and at most a few share one: far more
         // candidates than the budget could allow are not looked at further.
         let most = rest.len() as u64 / OPERANDS_PER_GAME;
         if candidates.len() > most.saturating_mul(8) {
-            return Ok(false);
+            return Ok(None);
         }
         costly.resize(xs.len(), None);
         let mut left = 0u64;
@@ -72,27 +72,25 @@ impl SegmentScan<'_> {
             left += u64::from(known);
         }
         let budget = left / OPERANDS_PER_GAME;
-        Ok(budget > 0
-            && candidates.len() <= budget.saturating_mul(8)
-            && self
-                .layout
-                .games_of(&Positions::Sparse(candidates.clone()))
-                .len()
-                <= budget)
+        if budget == 0 || candidates.len() > budget.saturating_mul(8) {
+            return Ok(None);
+        }
+        let games = self.layout.games_of(&Positions::Sparse(candidates.clone()));
+        Ok((games.len() <= budget).then_some(games))
     }
 
-    /// The members of `candidates` whose piece placement is `placement` (white P N B R Q K, then
-    /// black), read from their games' decoded positions.
+    /// The members of `candidates` (all in `games`) whose piece placement is `placement` (white
+    /// P N B R Q K, then black), read from their games' decoded positions.
     pub(super) fn with_placement(
         &self,
         candidates: &RoaringBitmap,
+        games: &RoaringBitmap,
         placement: &[u64; 12],
     ) -> cqldb_storage::Result<RoaringBitmap> {
         let want = Bitboards::from_pieces(placement);
-        let games = self.layout.games_of(&Positions::Sparse(candidates.clone()));
         let starts = self.layout.starts();
         let mut out = RoaringBitmap::new();
-        self.seg.for_each_game_in(Some(&games), false, |g, rows| {
+        self.seg.for_each_game_in(Some(games), false, |g, rows| {
             let Some(&first) = starts.get(g as usize) else {
                 return Ok(());
             };

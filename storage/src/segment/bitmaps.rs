@@ -323,12 +323,7 @@ impl Segment {
         };
         // An estimate from the stored bytes, unchecked (a read checks them): checking a large
         // bitmap's bytes here would cost what reading it does.
-        let Some(blob) = self
-            .data()
-            .bitmap_blobs
-            .get(i)
-            .and_then(|h| view::blob_at(self.archive(), h))
-        else {
+        let Some(blob) = self.unchecked_blob_at(i) else {
             return Ok(false);
         };
         Ok(!bitmap_pack::is_packed(blob)
@@ -356,12 +351,18 @@ impl Segment {
             .map_or(0, |i| self.len_at(i))
     }
 
-    /// [`Self::bitmap_len`] of the bitmap at directory index `i`.
-    fn len_at(&self, i: usize) -> u64 {
+    /// The stored bytes of the bitmap at directory index `i`, not checked against their
+    /// checksum: for estimates, which a damaged entry may make wrong but not unsafe.
+    fn unchecked_blob_at(&self, i: usize) -> Option<&[u8]> {
         self.data()
             .bitmap_blobs
             .get(i)
             .and_then(|h| view::blob_at(self.archive(), h))
+    }
+
+    /// [`Self::bitmap_len`] of the bitmap at directory index `i`.
+    fn len_at(&self, i: usize) -> u64 {
+        self.unchecked_blob_at(i)
             .and_then(|b| {
                 bitmap_pack::packed_len(b).or_else(|| crate::bitmap_lookup::serialized_len(b))
             })
