@@ -97,8 +97,8 @@ fn segment_positions(
         return Ok(out);
     }
     let mut plies: std::collections::HashMap<u32, Vec<u32>> = Default::default();
-    seg.for_each_game_in(Some(&branching), false, |local, rows| {
-        plies.insert(local, rows.positions.iter().map(|p| p.ply).collect());
+    seg.for_each_game_positions_in(&branching, |local, positions| {
+        plies.insert(local, positions.iter().map(|p| p.ply).collect());
         Ok(())
     })?;
     for row in &mut out {

@@ -121,10 +121,23 @@ proptest! {
                 let mut whole = db.game_positions(n).unwrap().positions;
                 whole.iter_mut().for_each(|p| { p.zobrist = 0; p.material = Default::default(); });
                 assert_eq!(rows.positions, whole.as_slice(), "game {local} replayed alone");
+                assert_eq!(rows.result, db.game_info(n).unwrap().meta.result, "game {n}'s result");
                 seen += 1;
                 Ok(())
             }).unwrap();
             prop_assert_eq!(seen, subset.len());
+            // The positions alone, read without the attribute columns: the same.
+            let mut alone = 0;
+            seg.for_each_game_positions_in(&subset, |local, positions| {
+                let n = first + u64::from(local);
+                let mut whole = db.game_positions(n).unwrap().positions;
+                whole.iter_mut().for_each(|p| { p.zobrist = 0; p.material = Default::default(); });
+                assert!(subset.contains(local), "game {local} not asked for");
+                assert_eq!(positions, whole, "game {local}'s positions alone");
+                alone += 1;
+                Ok(())
+            }).unwrap();
+            prop_assert_eq!(alone, subset.len());
             first += u64::from(seg.games());
         }
         // Every bitmap equals a full scan of the decoded positions (index vs scan).

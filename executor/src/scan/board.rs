@@ -90,11 +90,11 @@ impl SegmentScan<'_> {
         let want = Bitboards::from_pieces(placement);
         let starts = self.layout.starts();
         let mut out = RoaringBitmap::new();
-        self.seg.for_each_game_in(Some(games), false, |g, rows| {
+        self.seg.for_each_game_positions_in(games, |g, positions| {
             let Some(&first) = starts.get(g as usize) else {
                 return Ok(());
             };
-            for (i, rec) in rows.positions.iter().enumerate() {
+            for (i, rec) in positions.iter().enumerate() {
                 let id = first.saturating_add(i as u32);
                 if rec.board == want && candidates.contains(id) {
                     out.insert(id);

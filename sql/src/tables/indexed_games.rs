@@ -166,8 +166,8 @@ impl SegmentGames {
         let mut variations: std::collections::HashMap<u32, i64> = Default::default();
         let tree = only(&self.need_tree);
         if !tree.is_empty() {
-            seg.for_each_game_in(Some(&tree), false, |local, rows| {
-                let n = rows.positions.iter().filter(|p| p.child_index > 0).count();
+            seg.for_each_game_positions_in(&tree, |local, positions| {
+                let n = positions.iter().filter(|p| p.child_index > 0).count();
                 variations.insert(local, n as i64);
                 Ok(())
             })?;

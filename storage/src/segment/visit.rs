@@ -9,7 +9,7 @@ use super::{GameRows, Segment};
 use crate::columns::{BlockView, decompress_block_into};
 use crate::error::Result;
 use crate::mapped::Ahead;
-use crate::schema::{CommentRef, GameResult, NagRef};
+use crate::schema::{CommentRef, GameResult, NagRef, PositionRecord};
 
 impl Segment {
     /// Visits every game in order with its positions and (if `with_text`) its text, decoding each
@@ -32,7 +32,7 @@ impl Segment {
         with_text: bool,
         f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
     ) -> Result<()> {
-        self.visit_games(only, with_text, false, f)
+        self.visit_with_results(only, with_text, false, f)
     }
 
     /// Visits every game with its text and its positions whole (Zobrist hashes and material
@@ -41,7 +41,50 @@ impl Segment {
         &self,
         f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
     ) -> Result<()> {
-        self.visit_games(None, true, true, f)
+        self.visit_with_results(None, true, true, f)
+    }
+
+    /// The positions alone of the games in `only` (segment-local numbers), as
+    /// [`Segment::for_each_game_in`] decodes them.
+    ///
+    /// Why apart: a game's result is one of the attribute columns, checked together (some 33
+    /// bytes a game); a reader deciding a few candidates by their positions (an exact `fen`)
+    /// would otherwise read and check them for every game of each segment it touches, most of
+    /// such a query's time and memory at 10 M games.
+    pub fn for_each_game_positions_in(
+        &self,
+        only: &RoaringBitmap,
+        mut f: impl FnMut(u32, Vec<PositionRecord>) -> Result<()>,
+    ) -> Result<()> {
+        self.visit_games(Some(only), false, false, |i, visit| f(i, visit.positions))
+    }
+
+    /// [`Segment::visit_games`] with each game's result.
+    fn visit_with_results(
+        &self,
+        only: Option<&RoaringBitmap>,
+        with_text: bool,
+        hashes: bool,
+        mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
+    ) -> Result<()> {
+        self.parts(&[Part::Attributes])?;
+        let results = &self.data().games.result;
+        self.visit_games(only, with_text, hashes, |i, visit| {
+            let result = results
+                .get(i as usize)
+                .ok_or_else(|| self.corrupt("no such game"))?;
+            f(
+                i,
+                GameRows {
+                    positions: visit.positions,
+                    comments: visit.comments,
+                    nags: visit.nags,
+                    first: visit.first,
+                    result: GameResult::from_u8(*result),
+                    text: visit.text,
+                },
+            )
+        })
     }
 
     fn visit_games(
@@ -49,9 +92,9 @@ impl Segment {
         only: Option<&RoaringBitmap>,
         with_text: bool,
         hashes: bool,
-        mut f: impl FnMut(u32, GameRows<'_>) -> Result<()>,
+        mut f: impl FnMut(u32, Visit<'_>) -> Result<()>,
     ) -> Result<()> {
-        self.parts(&[Part::Blocks, Part::Attributes])?;
+        self.parts(&[Part::Blocks])?;
         if with_text {
             self.parts(&[Part::Text])?;
         }
@@ -119,12 +162,11 @@ impl Segment {
             let n1 = decoded.nags.partition_point(|n| n.position < hi);
             f(
                 i as u32,
-                GameRows {
+                Visit {
                     positions,
                     comments: decoded.comments.get(c0..c1).unwrap_or_default(),
                     nags: decoded.nags.get(n0..n1).unwrap_or_default(),
                     first: lo,
-                    result: GameResult::from_u8(g.result[i]),
                     text,
                 },
             )?;
@@ -212,6 +254,15 @@ impl VisitAhead {
             text: in_order.then(Ahead::default),
         }
     }
+}
+
+/// One game as a visit decodes it: [`GameRows`] but for the result, an attribute column.
+struct Visit<'a> {
+    positions: Vec<PositionRecord>,
+    comments: &'a [CommentRef],
+    nags: &'a [NagRef],
+    first: u32,
+    text: &'a [u8],
 }
 
 /// A decompressed block kept while its games are read.
