@@ -104,9 +104,16 @@ struct Cursor {
 }
 
 /// The first `i` in `lo..hi` for which `at_or_after(i)` holds (it holds from some point on), or
-/// `hi`: galloping from `lo`, since the next value is usually near the last. Also the search of
-/// other sorted sequences read by index (a segment's bitmap keys, its material signatures).
+/// `hi` (also when `lo..hi` is empty): galloping from `lo`, since the next value is usually near
+/// the last. Also the search of other sorted sequences read by index (a segment's bitmap keys,
+/// its material signatures).
+///
+/// Never past `hi`: callers index with the answer less one (a run container of no runs, an
+/// empty bitmap directory), and the galloping below would give `lo + 1` for an empty range.
 pub fn first(lo: usize, hi: usize, at_or_after: impl Fn(usize) -> bool) -> usize {
+    if lo >= hi {
+        return hi;
+    }
     let mut step = 1usize;
     let mut below = lo;
     while below + step < hi && !at_or_after(below + step) {
@@ -317,6 +324,8 @@ pub(crate) mod tests {
             for k in 1..=n {
                 assert_eq!(first(0, n, |i| i >= k), k, "n={n} k={k}");
                 assert_eq!(first(3, n + 3, |i| i >= k + 3), k + 3);
+                assert_eq!(first(n, n, |_| panic!("nothing to test")), n);
+                assert_eq!(first(n + 2, n, |_| panic!("nothing to test")), n);
             }
         }
     }

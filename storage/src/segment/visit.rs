@@ -205,8 +205,8 @@ impl Segment {
         Ok(())
     }
 
-    /// Decompresses block `block` for [`Segment::for_each_game_in`], into `raw` (a previous
-    /// block's buffer, reused).
+    /// Decompresses block `block` for a visit of games, into `raw` (a previous block's buffer,
+    /// reused).
     fn block_cache(
         &self,
         block: u32,
