@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use cqldb_storage::text_dictionary::TRAIN_BYTES;
-use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch, TEXT_GAMES, TextDictionary};
-use crossbeam_channel::bounded;
+use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch, NewGame, TEXT_GAMES, TextDictionary};
+use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::flatten::index_game;
 use crate::source::{DamagedCompression, Input};
@@ -129,20 +129,84 @@ pub fn batch_games(wanted: usize, segment_positions: u64) -> usize {
     wanted.min(per_segment.max(16)).max(1)
 }
 
-/// A text dictionary trained on a batch's games, in chunks as they will be compressed (at
-/// most [`TRAIN_BYTES`] of them); `None` for too little text.
-fn train_dictionary(batch: &[&RawGame]) -> Option<TextDictionary> {
+/// A text dictionary trained on games' texts, in chunks as they will be compressed (at most
+/// [`TRAIN_BYTES`] of them); `None` for too little text.
+fn train_dictionary(texts: &[Vec<u8>]) -> Option<TextDictionary> {
     let mut samples = Vec::new();
     let mut bytes = 0;
-    for chunk in batch.chunks(TEXT_GAMES) {
+    for chunk in texts.chunks(TEXT_GAMES) {
         if bytes >= TRAIN_BYTES {
             break;
         }
-        let sample: Vec<u8> = chunk.iter().flat_map(|g| g.text.iter().copied()).collect();
+        let sample: Vec<u8> = chunk.concat();
         bytes += sample.len();
         samples.push(sample);
     }
     TextDictionary::train(&samples)
+}
+
+/// A parser thread: reads each batch's games into trees and encodes them, sending the encoded
+/// batches on `done`.
+///
+/// Batches that come before the text dictionary is decided are read into trees at once and
+/// encoded once it is: training takes the reader 20-80 ms per input, during which the parsers
+/// used to wait with nothing to do. `ready` disconnects when the dictionary is decided (or
+/// the reader is gone), so a parser holding such batches need not wait for another batch to
+/// notice. After that a game is encoded as soon as it is read, while its rows are in cache.
+fn parse_batches(
+    file: u32,
+    dictionary: &OnceLock<Option<Arc<TextDictionary>>>,
+    raw: &Receiver<Batch>,
+    ready: &Receiver<()>,
+    done: &Sender<(u64, EncodedBatch)>,
+) {
+    let mut encoder: Option<BatchEncoder> = None;
+    let mut waiting: Vec<(u64, Vec<NewGame>)> = Vec::new();
+    // Encodes the waiting batches with the dictionary decided (none if the reader ended
+    // without deciding one, which only a panic does); false once the writer is gone.
+    let flush = |encoder: &mut Option<BatchEncoder>, waiting: &mut Vec<(u64, Vec<NewGame>)>| {
+        let encoder = encoder.get_or_insert_with(|| {
+            BatchEncoder::with_text_dictionary(dictionary.get().cloned().flatten())
+        });
+        waiting.drain(..).all(|(seq, games)| {
+            games.into_iter().for_each(|g| encoder.push(g));
+            done.send((seq, encoder.finish())).is_ok()
+        })
+    };
+    loop {
+        let next = if waiting.is_empty() || dictionary.get().is_some() {
+            raw.recv().ok()
+        } else {
+            crossbeam_channel::select! {
+                recv(raw) -> batch => batch.ok(),
+                recv(ready) -> _ => {
+                    if !flush(&mut encoder, &mut waiting) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+        };
+        let Some((seq, batch)) = next else { break };
+        if dictionary.get().is_none() {
+            let games = batch.into_iter().map(|raw| index_game(raw, file)).collect();
+            waiting.push((seq, games));
+            continue;
+        }
+        if !flush(&mut encoder, &mut waiting) {
+            return;
+        }
+        let Some(encoder) = encoder.as_mut() else {
+            unreachable!("flush made the encoder")
+        };
+        for raw in batch {
+            encoder.push(index_game(raw, file));
+        }
+        if done.send((seq, encoder.finish())).is_err() {
+            return;
+        }
+    }
+    flush(&mut encoder, &mut waiting);
 }
 
 fn ingest_one(
@@ -167,6 +231,7 @@ fn ingest_one(
     let dictionary: OnceLock<Option<Arc<TextDictionary>>> = OnceLock::new();
     let dictionary = &dictionary;
     let (raw_tx, raw_rx) = bounded::<Batch>(threads * 2);
+    let (ready_tx, ready_rx) = bounded::<()>(0);
     let (done_tx, done_rx) = bounded::<(u64, EncodedBatch)>(threads * 2);
     std::thread::scope(|scope| {
         let reader = std::thread::Builder::new()
@@ -178,12 +243,19 @@ fn ingest_one(
                 let mut seq = 0u64;
                 let mut batch = Vec::with_capacity(options.batch_games);
                 let mut bytes = 0usize;
-                let mut held: Vec<Batch> = Vec::new();
-                let mut held_bytes = 0usize;
+                // The texts read while the dictionary is undecided (what it is trained on), and
+                // the signal parsers waiting for it wake on: dropped once it is decided, or
+                // with this thread if it ends any other way.
+                let mut training: Vec<Vec<u8>> = Vec::new();
+                let mut training_bytes = 0usize;
+                let mut ready = Some(ready_tx);
                 loop {
                     let (end, failure) = match splitter.next_game() {
                         Ok(Some(game)) => {
                             bytes += game.text.len();
+                            if ready.is_some() {
+                                training.push(game.text.clone());
+                            }
                             batch.push(game);
                             (false, None)
                         }
@@ -191,29 +263,26 @@ fn ingest_one(
                         Err(e) => (true, Some(failed(e))),
                     };
                     if end || batch.len() >= options.batch_games || bytes >= 4 << 20 {
+                        training_bytes += bytes;
+                        bytes = 0;
+                        // Sent before the dictionary is trained: the parsers read its games
+                        // into trees meanwhile, and only encoding them waits.
                         if !batch.is_empty() {
-                            held.push((seq, std::mem::take(&mut batch)));
-                            held_bytes += bytes;
+                            if raw_tx.send((seq, std::mem::take(&mut batch))).is_err() {
+                                return Ok(());
+                            }
                             seq += 1;
                         }
-                        bytes = 0;
-                        // The first batches wait for the dictionary they are encoded with.
-                        if dictionary.get().is_none() && (held_bytes >= TRAIN_BYTES || end) {
-                            let games: Vec<&RawGame> = held.iter().flat_map(|b| &b.1).collect();
+                        if ready.is_some() && (training_bytes >= TRAIN_BYTES || end) {
                             let chosen = match &known {
-                                Some(k) if held_bytes < TRAIN_BYTES => Some(Arc::clone(k)),
-                                _ => train_dictionary(&games)
+                                Some(k) if training_bytes < TRAIN_BYTES => Some(Arc::clone(k)),
+                                _ => train_dictionary(&training)
                                     .map(Arc::new)
                                     .or_else(|| known.clone()),
                             };
                             let _ = dictionary.set(chosen);
-                        }
-                        if dictionary.get().is_some() {
-                            for b in held.drain(..) {
-                                if raw_tx.send(b).is_err() {
-                                    return Ok(());
-                                }
-                            }
+                            training = Vec::new();
+                            ready = None;
                         }
                     }
                     if end {
@@ -223,26 +292,16 @@ fn ingest_one(
             });
         for _ in 0..threads {
             let raw_rx = raw_rx.clone();
+            let ready_rx = ready_rx.clone();
             let done_tx = done_tx.clone();
             let _ = std::thread::Builder::new()
                 .name("cqldb-parse".into())
                 .spawn_scoped(scope, move || {
-                    let mut encoder = None;
-                    for (seq, batch) in raw_rx {
-                        // Set before the first batch was sent.
-                        let encoder = encoder.get_or_insert_with(|| {
-                            BatchEncoder::with_text_dictionary(dictionary.get().cloned().flatten())
-                        });
-                        for raw in batch {
-                            encoder.push(index_game(raw, file));
-                        }
-                        if done_tx.send((seq, encoder.finish())).is_err() {
-                            return;
-                        }
-                    }
+                    parse_batches(file, dictionary, &raw_rx, &ready_rx, &done_tx);
                 });
         }
         drop(raw_rx);
+        drop(ready_rx);
         drop(done_tx);
         // Reassemble in input order.
         let mut pending = std::collections::BTreeMap::new();

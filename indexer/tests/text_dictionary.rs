@@ -92,3 +92,85 @@ fn a_damaged_dictionary_is_an_error_not_other_text() {
     assert_eq!(errors, tried);
     texts_match_input(&db).unwrap();
 }
+
+/// The segment files of a build, by name.
+fn segment_files(db: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(db)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cqs"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Parsers read the games that come before the dictionary is decided into trees while it is
+/// trained, and encode them once it is: the segments must be the same bytes whatever the
+/// number of parsers (which changes which batches wait, and for how long), for an input whose
+/// dictionary is decided part-way (more than a training's worth of text) and one decided at
+/// its end.
+#[test]
+fn the_build_does_not_depend_on_how_many_parsers_waited_for_the_dictionary() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long.pgn");
+    let mut text = Vec::new();
+    for part in [
+        "data/variations/pychess_world_matches.pgn",
+        "data/variations/pychess_dortmund.pgn",
+        "data/variations/pgn-extract_eco.pgn",
+    ] {
+        text.extend(std::fs::read(common::shared(part)).unwrap());
+        text.extend_from_slice(b"\n\n");
+    }
+    assert!(text.len() > cqldb_storage::text_dictionary::TRAIN_BYTES);
+    std::fs::write(&long, &text).unwrap();
+    for inputs in [vec![Input::Path(long.clone())], vec![Input::Path(input())]] {
+        let mut builds = Vec::new();
+        for threads in [1, 3] {
+            let db = dir.path().join(format!("db{threads}"));
+            let _ = std::fs::remove_dir_all(&db);
+            let mut w = cqldb_storage::DbWriter::open(
+                &db,
+                cqldb_storage::WriterOptions {
+                    segment_positions: 20_000,
+                    ..cqldb_storage::WriterOptions::default()
+                },
+            )
+            .unwrap();
+            let options = cqldb_indexer::IngestOptions {
+                threads,
+                ..cqldb_indexer::IngestOptions::default()
+            };
+            cqldb_indexer::ingest(&inputs, &mut w, options, &Progress::default()).unwrap();
+            w.commit().unwrap();
+            let database = Database::open(&db).unwrap();
+            for (_, seg) in database.segments() {
+                assert!(
+                    seg.text_dictionary().unwrap().is_some(),
+                    "a segment without the dictionary"
+                );
+            }
+            // Every game once, as the splitter reads them.
+            let Input::Path(source) = &inputs[0] else {
+                unreachable!("inputs here are paths")
+            };
+            let mut splitter =
+                cqldb_indexer::split::Splitter::new(std::fs::File::open(source).unwrap());
+            let mut games = 0u64;
+            while splitter.next_game().unwrap().is_some() {
+                games += 1;
+            }
+            assert_eq!(database.game_count(), games, "{threads} parser(s)");
+            builds.push(segment_files(&db));
+        }
+        assert!(builds[0].len() > 2, "{} segments", builds[0].len());
+        assert!(
+            builds[0] == builds[1],
+            "one parser and three wrote different segments"
+        );
+    }
+}

@@ -183,9 +183,19 @@ impl SegmentBuilder {
         registration: crate::segment_entry::Registration,
     ) -> Result<Written> {
         self.data.games.pos_start.push(self.positions as u32);
-        let (mut keys, mut blobs) = std::mem::take(&mut self.bitmaps).finish();
+        // The board bitmaps are built beside the others: the build's last segment is finished
+        // with nothing else left to do, so one core would wait through both.
+        let bitmaps = std::mem::take(&mut self.bitmaps);
+        let boards = &self.boards;
+        let ((mut keys, mut blobs), (board_keys, board_blobs)) = std::thread::scope(|scope| {
+            let board = scope.spawn(|| crate::bitmap::board_bitmaps(boards));
+            let others = bitmaps.finish();
+            match board.join() {
+                Ok(board) => (others, board),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
         // Board keys sort after every other kind.
-        let (board_keys, board_blobs) = crate::bitmap::board_bitmaps(&self.boards);
         keys.extend(board_keys);
         blobs.extend(board_blobs);
         self.data.bitmap_crcs = blobs.iter().map(|b| blob_crc(b)).collect();
