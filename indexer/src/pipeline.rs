@@ -174,7 +174,11 @@ fn parse_batches(
         })
     };
     loop {
-        let next = if waiting.is_empty() || dictionary.get().is_some() {
+        // Decided while this thread was busy: the waiting batches go now, not with the next.
+        if !waiting.is_empty() && dictionary.get().is_some() && !flush(&mut encoder, &mut waiting) {
+            return;
+        }
+        let next = if waiting.is_empty() {
             raw.recv().ok()
         } else {
             crossbeam_channel::select! {

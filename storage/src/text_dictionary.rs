@@ -220,6 +220,9 @@ mod tests {
                 "{len} bytes compressed to {}",
                 frame.len()
             );
+            // The short chunk alone used the ordinary side; from the cut on, the long one.
+            let long_made = d.cdict_long.get().is_some_and(Option::is_some);
+            assert_eq!(long_made, len >= LONG_CHUNK, "{len} bytes");
         }
     }
 

@@ -188,11 +188,14 @@ impl SegmentBuilder {
         let bitmaps = std::mem::take(&mut self.bitmaps);
         let boards = &self.boards;
         let ((mut keys, mut blobs), (board_keys, board_blobs)) = std::thread::scope(|scope| {
-            let board = scope.spawn(|| crate::bitmap::board_bitmaps(boards));
+            let board = std::thread::Builder::new()
+                .spawn_scoped(scope, || crate::bitmap::board_bitmaps(boards));
             let others = bitmaps.finish();
-            match board.join() {
-                Ok(board) => (others, board),
-                Err(panic) => std::panic::resume_unwind(panic),
+            match board.map(|b| b.join()) {
+                Ok(Ok(board)) => (others, board),
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                // No thread to be had: built here instead.
+                Err(_) => (others, crate::bitmap::board_bitmaps(boards)),
             }
         });
         // Board keys sort after every other kind.
