@@ -162,12 +162,11 @@ fn parse_batches(
 ) {
     let mut encoder: Option<BatchEncoder> = None;
     let mut waiting: Vec<(u64, Vec<NewGame>)> = Vec::new();
-    // Encodes the waiting batches with the dictionary decided (none if the reader ended
-    // without deciding one, which only a panic does); false once the writer is gone.
-    let flush = |encoder: &mut Option<BatchEncoder>, waiting: &mut Vec<(u64, Vec<NewGame>)>| {
-        let encoder = encoder.get_or_insert_with(|| {
-            BatchEncoder::with_text_dictionary(dictionary.get().cloned().flatten())
-        });
+    // Made once the dictionary is decided (none if the reader ended without deciding one,
+    // which only a panic does).
+    let make = || BatchEncoder::with_text_dictionary(dictionary.get().cloned().flatten());
+    // Encodes the waiting batches; false once the writer is gone.
+    let flush = |encoder: &mut BatchEncoder, waiting: &mut Vec<(u64, Vec<NewGame>)>| {
         waiting.drain(..).all(|(seq, games)| {
             games.into_iter().for_each(|g| encoder.push(g));
             done.send((seq, encoder.finish())).is_ok()
@@ -175,7 +174,10 @@ fn parse_batches(
     };
     loop {
         // Decided while this thread was busy: the waiting batches go now, not with the next.
-        if !waiting.is_empty() && dictionary.get().is_some() && !flush(&mut encoder, &mut waiting) {
+        if !waiting.is_empty()
+            && dictionary.get().is_some()
+            && !flush(encoder.get_or_insert_with(make), &mut waiting)
+        {
             return;
         }
         let next = if waiting.is_empty() {
@@ -184,7 +186,7 @@ fn parse_batches(
             crossbeam_channel::select! {
                 recv(raw) -> batch => batch.ok(),
                 recv(ready) -> _ => {
-                    if !flush(&mut encoder, &mut waiting) {
+                    if !flush(encoder.get_or_insert_with(make), &mut waiting) {
                         return;
                     }
                     continue;
@@ -197,12 +199,10 @@ fn parse_batches(
             waiting.push((seq, games));
             continue;
         }
-        if !flush(&mut encoder, &mut waiting) {
+        let encoder = encoder.get_or_insert_with(make);
+        if !flush(encoder, &mut waiting) {
             return;
         }
-        let Some(encoder) = encoder.as_mut() else {
-            unreachable!("flush made the encoder")
-        };
         for raw in batch {
             encoder.push(index_game(raw, file));
         }
@@ -210,7 +210,9 @@ fn parse_batches(
             return;
         }
     }
-    flush(&mut encoder, &mut waiting);
+    if !waiting.is_empty() {
+        flush(encoder.get_or_insert_with(make), &mut waiting);
+    }
 }
 
 fn ingest_one(
