@@ -17,13 +17,16 @@ use tantivy::{Index, TantivyDocument};
 fn reference(db: &Database, games: u64) -> (Index, Vec<tantivy::schema::Field>) {
     let mut b = Schema::builder();
     let game = b.add_u64_field("game", FAST);
+    // With field norms, as the database's indexes had them before they were dropped: the
+    // reference does not share that choice.
+    let indexing = text_indexing().set_fieldnorms(true);
     let text_options =
-        tantivy::schema::TextOptions::default().set_indexing_options(text_indexing());
+        tantivy::schema::TextOptions::default().set_indexing_options(indexing.clone());
     let text: Vec<_> = TEXT_TAGS
         .iter()
         .map(|t| b.add_text_field(&t.to_lowercase(), text_options.clone()))
         .collect();
-    let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(text_indexing());
+    let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(indexing);
     let all = b.add_json_field("tags", json);
     let index = Index::create_in_ram(b.build());
     register_tokenizer(&index);

@@ -9,7 +9,7 @@ use crate::catalog::{CATALOG_FILE, SegmentEntry, read_redb_entries};
 use crate::error::StorageError;
 use crate::manifest::{MANIFEST_FILE, Manifest};
 use crate::segment::Segment;
-use crate::tags::{TagReader, dir_digest};
+use crate::tags::TagReader;
 
 /// What was found of one file (or directory) of the database.
 #[derive(Debug)]
@@ -114,13 +114,9 @@ fn check_segment(path: &Path, e: &SegmentEntry) -> Result<(), StorageError> {
 }
 
 fn check_tags(dir: &Path, e: &SegmentEntry) -> Result<(), StorageError> {
-    if let Some(c) = e.checks
-        && dir_digest(dir)? != c.tags
-    {
-        return Err(StorageError::corrupt(
-            dir,
-            "differs from what was committed (damaged)",
-        ));
+    match e.checks {
+        Some(c) => TagReader::open_checked(dir, c.tags),
+        None => TagReader::open(dir),
     }
-    TagReader::open(dir).map(|_| ())
+    .map(|_| ())
 }

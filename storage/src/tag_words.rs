@@ -173,10 +173,9 @@ pub fn save(dir: &Path, lists: &[WordList]) -> Result<()> {
     std::fs::write(&path, out).map_err(StorageError::io(&path))
 }
 
-/// The word lists saved in `dir`, or `None` when there is no such file or it is not one of
-/// this format (the caller then reads the term dictionaries).
-pub fn load(dir: &Path) -> Option<Vec<WordList>> {
-    let bytes = std::fs::read(dir.join(WORDS_FILE)).ok()?;
+/// The word lists of a [`WORDS_FILE`]'s bytes, or `None` when they are not of this format (the
+/// caller then reads the term dictionaries).
+pub fn parse(bytes: &[u8]) -> Option<Vec<WordList>> {
     let rest = bytes.strip_prefix(MAGIC.as_slice())?;
     let number = |b: &[u8]| -> Option<usize> {
         usize::try_from(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)).ok()
@@ -230,6 +229,7 @@ mod tests {
     /// Saved lists read back the same; a damaged file reads as none.
     #[test]
     fn saved_lists_load() {
+        let load = |dir: &Path| parse(&std::fs::read(dir.join(WORDS_FILE)).ok()?);
         let dir = tempfile::tempdir().unwrap();
         let lists = vec![
             WordList::from_words(["ab", "carlsen", "xab"]),

@@ -162,15 +162,10 @@ impl Database {
         };
         self.tag_readers.get_or_open(i, || {
             let dir = self.dir.join(SegmentEntry::tags_dir(entry.id));
-            if let Some(checks) = self.entries[i].checks
-                && crate::tags::dir_digest(&dir)? != checks.tags
-            {
-                return Err(StorageError::corrupt(
-                    &dir,
-                    "the tag index differs from what was committed (damaged); `cqldb repair` rebuilds it from the games' text",
-                ));
+            match self.entries[i].checks {
+                Some(checks) => TagReader::open_checked(&dir, checks.tags),
+                None => TagReader::open(&dir),
             }
-            TagReader::open(&dir)
         })
     }
 
@@ -184,55 +179,57 @@ impl Database {
 
     fn search_tags_unchecked(&self, query: &str) -> Result<Vec<u64>> {
         // A field no game has is a mistake (`foo:bar`, `plyer:carlsen`), not a search with
-        // no answer: refused, with the fields and the tags there are.
+        // no answer: refused, with the fields and the tags there are. The names are gathered
+        // in the same pass as the search, so each segment's index is opened once.
         let asked = crate::tags::tag_fields(query)?;
-        if !asked.is_empty() {
-            let mut present = std::collections::BTreeSet::new();
-            for e in &self.entries {
-                present.extend(self.tag_reader(e)?.tag_names()?);
-            }
-            if let Some(unknown) = asked.iter().find(|f| !present.contains(*f)) {
-                let tags: Vec<&str> = present
-                    .iter()
-                    .map(String::as_str)
-                    .filter(|t| !crate::tags::QUERY_FIELDS.contains(t))
-                    .collect();
-                let known = crate::tags::QUERY_FIELDS
-                    .iter()
-                    .copied()
-                    .chain(present.iter().map(String::as_str));
-                let hint = crate::did_you_mean(unknown, known)
-                    .map(|s| format!(" (did you mean '{s}'?)"))
-                    .unwrap_or_default();
-                return Err(StorageError::TagQuery(format!(
-                    "no game has a field or tag '{unknown}'{hint}: the fields are {}; the other \
-                     tags these games have are {}",
-                    crate::tags::QUERY_FIELDS.join(", "),
-                    if tags.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        tags.join(", ")
-                    }
-                )));
-            }
-        }
-        let mut out = Vec::new();
+        let mut present = std::collections::BTreeSet::new();
+        let mut found: Result<Vec<u64>> = Ok(Vec::new());
         for (e, segment) in self.entries.iter().zip(&self.segments) {
             let reader = self.tag_reader(e)?;
-            segment.check_attributes()?;
-            let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
-            let mut all = RoaringBitmap::new();
-            all.insert_range(0..e.games as u32);
-            out.extend(
-                reader
-                    .search(query, &games_of, &all, &|g| {
-                        segment.game_meta(g).ok().flatten()
-                    })?
-                    .into_iter()
-                    .map(|g| e.first_game + u64::from(g)),
-            );
+            if !asked.is_empty() {
+                present.extend(reader.tag_names()?);
+            }
+            let Ok(out) = &mut found else {
+                continue;
+            };
+            let games = segment.check_attributes().and_then(|()| {
+                let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
+                let mut all = RoaringBitmap::new();
+                all.insert_range(0..e.games as u32);
+                reader.search(query, &games_of, &all, &|g| {
+                    segment.game_meta(g).ok().flatten()
+                })
+            });
+            match games {
+                Ok(games) => out.extend(games.into_iter().map(|g| e.first_game + u64::from(g))),
+                Err(err) => found = Err(err),
+            }
         }
-        Ok(out)
+        if let Some(unknown) = asked.iter().find(|f| !present.contains(*f)) {
+            let tags: Vec<&str> = present
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !crate::tags::QUERY_FIELDS.contains(t))
+                .collect();
+            let known = crate::tags::QUERY_FIELDS
+                .iter()
+                .copied()
+                .chain(present.iter().map(String::as_str));
+            let hint = crate::did_you_mean(unknown, known)
+                .map(|s| format!(" (did you mean '{s}'?)"))
+                .unwrap_or_default();
+            return Err(StorageError::TagQuery(format!(
+                "no game has a field or tag '{unknown}'{hint}: the fields are {}; the other \
+                 tags these games have are {}",
+                crate::tags::QUERY_FIELDS.join(", "),
+                if tags.is_empty() {
+                    "none".to_owned()
+                } else {
+                    tags.join(", ")
+                }
+            )));
+        }
+        found
     }
 
     /// Number of positions (over all segments) in a bitmap; games for game keys.

@@ -32,7 +32,7 @@ use crate::tag_words::{Placement, WordList};
 mod dir;
 mod query;
 
-use dir::ReadOnlyDir;
+use dir::{DirFiles, ReadOnlyDir};
 pub use dir::{dir_digest, match_permissions};
 use query::{Eval, games_of_values};
 
@@ -90,24 +90,49 @@ pub fn register_tokenizer(index: &Index) {
 
 /// How tag text is indexed: [`TOKENIZER`]'s words with their positions (for phrases such as
 /// `white:"kasparov, g"` and prefixes such as `white:kasp*`).
+///
+/// No field norms: they serve only scoring, and a tag search collects documents without
+/// scores (tantivy reads a field without norms as all ones). They were a byte per value
+/// document per field, 12-26 % of a segment's tag index, which every search reads through
+/// to check the index's digest.
 pub fn text_indexing() -> tantivy::schema::TextFieldIndexing {
     tantivy::schema::TextFieldIndexing::default()
         .set_tokenizer(TOKENIZER)
         .set_index_option(tantivy::schema::IndexRecordOption::WithFreqsAndPositions)
+        .set_fieldnorms(false)
 }
 
 fn schema() -> (Schema, Fields) {
+    schema_with(Norms::Dropped)
+}
+
+/// Whether an index's fields have norms: indexes written before they were dropped have them,
+/// and must read the same.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Norms {
+    Dropped,
+    #[cfg(test)]
+    Kept,
+}
+
+fn schema_with(norms: Norms) -> (Schema, Fields) {
+    let kept = norms != Norms::Dropped;
     let mut b = Schema::builder();
     let value = b.add_u64_field("value", FAST);
-    let long = b.add_u64_field("long", tantivy::schema::INDEXED);
+    let mut long = tantivy::schema::NumericOptions::default().set_indexed();
+    if kept {
+        long = long.set_fieldnorm();
+    }
+    let long = b.add_u64_field("long", long);
+    let indexing = text_indexing().set_fieldnorms(kept);
     let text_options =
-        tantivy::schema::TextOptions::default().set_indexing_options(text_indexing());
+        tantivy::schema::TextOptions::default().set_indexing_options(indexing.clone());
     let text = TEXT_TAGS
         .iter()
         .map(|t| b.add_text_field(&t.to_lowercase(), text_options.clone()))
         .collect();
     // Every other tag is a key of one JSON field (`tags.Opening:sicilian`).
-    let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(text_indexing());
+    let json = tantivy::schema::JsonObjectOptions::default().set_indexing_options(indexing);
     let all = b.add_json_field("tags", json);
     let raw = b.add_text_field("raw", tantivy::schema::STORED);
     (
@@ -215,8 +240,12 @@ pub struct TagWriter {
 impl TagWriter {
     /// Creates a new, empty tag index in `dir` (which must not exist).
     pub fn create(dir: &Path) -> Result<Self> {
+        Self::create_with(dir, Norms::Dropped)
+    }
+
+    fn create_with(dir: &Path, norms: Norms) -> Result<Self> {
         std::fs::create_dir(dir).map_err(StorageError::io(dir))?;
-        let (schema, fields) = schema();
+        let (schema, fields) = schema_with(norms);
         let index = Index::create_in_dir(dir, schema)?;
         register_tokenizer(&index);
         let writer = index.writer_with_num_threads(1, WRITER_HEAP)?;
@@ -321,13 +350,15 @@ impl TagWriter {
     }
 }
 
-/// What an open [`TagReader`] is taken to hold besides its word lists (see
-/// [`TagReader::held_bytes`]).
-pub const OPEN_READER_BYTES: usize = 800 << 10;
+/// What an open [`TagReader`] is taken to hold besides its files and word lists: tantivy's
+/// searcher and segment readers (see [`TagReader::held_bytes`]).
+pub const OPEN_READER_BYTES: usize = 128 << 10;
 
 /// Reads the tag index of one segment.
 pub struct TagReader {
     dir: std::path::PathBuf,
+    /// The index's files, read at open (tantivy's handles share them).
+    files: std::sync::Arc<DirFiles>,
     index: Index,
     fields: Fields,
     /// One searcher for the reader's life: a segment's tag index never changes once written,
@@ -345,13 +376,26 @@ impl TagReader {
     /// Opens the tag index in `dir`, read-only: nothing is created or locked, so a user who
     /// may only read the database (or a read-only mount) can search it.
     pub fn open(dir: &Path) -> Result<Self> {
-        crate::guard::catch(dir, || Self::open_unguarded(dir))
+        crate::guard::catch(dir, || Self::open_unguarded(dir, None))
     }
 
-    fn open_unguarded(dir: &Path) -> Result<Self> {
-        let files = tantivy::directory::MmapDirectory::open(dir)
-            .map_err(|e| StorageError::corrupt(dir, format!("tag index: {e}")))?;
-        let index = Index::open(ReadOnlyDir(files, dir.to_owned()))?;
+    /// [`Self::open`], refusing an index whose files' digest ([`dir_digest`]) is not
+    /// `expected` (what the catalog committed): the files are read once, and the bytes checked
+    /// are the bytes searched.
+    pub fn open_checked(dir: &Path, expected: u32) -> Result<Self> {
+        crate::guard::catch(dir, || Self::open_unguarded(dir, Some(expected)))
+    }
+
+    fn open_unguarded(dir: &Path, expected: Option<u32>) -> Result<Self> {
+        let files = DirFiles::read(dir)?;
+        if expected.is_some_and(|want| files.digest() != want) {
+            return Err(StorageError::corrupt(
+                dir,
+                "the tag index differs from what was committed (damaged); `cqldb repair` rebuilds it from the games' text",
+            ));
+        }
+        let files = std::sync::Arc::new(files);
+        let index = Index::open(ReadOnlyDir(files.clone()))?;
         register_tokenizer(&index);
         let (_, fields) = schema();
         let current = index
@@ -376,6 +420,7 @@ impl TagReader {
             .searcher();
         Ok(Self {
             dir: dir.to_owned(),
+            files,
             index,
             fields,
             searcher,
@@ -583,9 +628,8 @@ impl TagReader {
         games_of_values(searcher, query, games_of, &holds_needle)
     }
 
-    /// About what the open reader holds in memory: the word lists it has read, and the pages of
-    /// its files that searches bring in, taken as [`OPEN_READER_BYTES`] (measured: 144 readers
-    /// opened and searched over synthetic games added about 115 MiB to a query's peak).
+    /// About what the open reader holds in memory: its files, the word lists it has read, and
+    /// tantivy's own structures, taken as [`OPEN_READER_BYTES`].
     pub fn held_bytes(&self) -> usize {
         let saved = self
             .saved
@@ -598,12 +642,14 @@ impl TagReader {
             .filter_map(std::sync::OnceLock::get)
             .map(WordList::held_bytes)
             .sum();
-        OPEN_READER_BYTES + saved + read
+        OPEN_READER_BYTES + self.files.len() + saved + read
     }
 
     /// The words of text field `i` (`field`), read on first use.
     fn words(&self, i: usize, field: Field) -> Result<&WordList> {
-        let saved = self.saved.get_or_init(|| crate::tag_words::load(&self.dir));
+        let saved = self.saved.get_or_init(|| {
+            crate::tag_words::parse(self.files.get(crate::tag_words::WORDS_FILE)?.as_slice())
+        });
         if let Some(list) = saved
             .as_ref()
             .filter(|lists| lists.len() == TEXT_TAGS.len())
@@ -640,5 +686,116 @@ fn any_term(terms: Vec<tantivy::Term>) -> Box<dyn tantivy::query::Query> {
                 .collect(),
         )),
         _ => Box::new(TermSetQuery::new(terms)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes the tags of a few hundred made-up games into `dir` and returns each value's games.
+    fn write(dir: &Path, norms: Norms) -> Vec<Vec<u32>> {
+        let mut w = TagWriter::create_with(dir, norms).unwrap();
+        let players = [
+            "Carlsen, Magnus",
+            "Kasparov, Garry",
+            "Ljubojević, Ljubomir",
+            "Polgar, J",
+        ];
+        let events = ["Olympiad 1990", "Wijk aan Zee", "Linares", "Olympiad 2000"];
+        for g in 0..400u32 {
+            let tags = vec![
+                ("White".to_owned(), players[g as usize % 4].to_owned()),
+                ("Black".to_owned(), players[(g as usize / 4) % 4].to_owned()),
+                ("Event".to_owned(), events[(g as usize / 16) % 4].to_owned()),
+                ("Round".to_owned(), format!("{}", g % 13)),
+                (
+                    "Opening".to_owned(),
+                    ["Sicilian", "French"][g as usize % 2].to_owned(),
+                ),
+            ];
+            w.add(g, &tags).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    fn answers(dir: &Path, values: &[Vec<u32>], queries: &[&str]) -> Vec<Vec<u32>> {
+        let reader = TagReader::open_checked(dir, dir_digest(dir).unwrap()).unwrap();
+        let games_of = |v: u32| {
+            Ok(values[v as usize]
+                .iter()
+                .copied()
+                .collect::<RoaringBitmap>())
+        };
+        let all: RoaringBitmap = (0..400).collect();
+        queries
+            .iter()
+            .map(|q| reader.search(q, &games_of, &all, &|_| None).unwrap())
+            .collect()
+    }
+
+    /// Indexes written with field norms (before they were dropped) give the same games as
+    /// indexes without, for plain, phrase, prefix, tag-field and boolean queries; and the
+    /// new ones are smaller.
+    #[test]
+    fn indexes_with_and_without_field_norms_answer_alike() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+        let old_values = write(&old, Norms::Kept);
+        let new_values = write(&new, Norms::Dropped);
+        let queries = [
+            "carlsen",
+            "white:kasparov",
+            "black:\"polgar, j\"",
+            "white:ljubo*",
+            "event:olympiad AND NOT white:carlsen",
+            "tags.Opening:sicilian",
+            "tags.Round:7 OR black:carlsen",
+            "-event:linares",
+        ];
+        let (a, b) = (
+            answers(&old, &old_values, &queries),
+            answers(&new, &new_values, &queries),
+        );
+        assert_eq!(a, b);
+        assert!(a.iter().all(|games| !games.is_empty()), "{a:?}");
+        let size = |d: &Path| -> u64 {
+            std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap().len())
+                .sum()
+        };
+        assert!(size(&new) < size(&old), "{} >= {}", size(&new), size(&old));
+    }
+
+    /// The bytes a reader searches are the bytes its digest was taken over: a changed byte in
+    /// any file, or a digest that is not the committed one, is refused at open.
+    #[test]
+    fn a_changed_file_is_refused_at_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("tags");
+        write(&dir, Norms::Dropped);
+        let digest = dir_digest(&dir).unwrap();
+        assert!(TagReader::open_checked(&dir, digest).is_ok());
+        assert!(TagReader::open_checked(&dir, digest ^ 1).is_err());
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let mut bytes = std::fs::read(&path).unwrap();
+            if bytes.is_empty() {
+                continue;
+            }
+            let at = bytes.len() / 2;
+            bytes[at] ^= 0x20;
+            std::fs::write(&path, &bytes).unwrap();
+            let err = TagReader::open_checked(&dir, digest).err();
+            assert!(
+                err.is_some_and(|e| e.to_string().contains("differs from what was committed")),
+                "{}",
+                path.display()
+            );
+            bytes[at] ^= 0x20;
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        assert!(TagReader::open_checked(&dir, digest).is_ok());
     }
 }
