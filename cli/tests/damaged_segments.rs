@@ -87,3 +87,61 @@ fn byte_flips_anywhere_in_a_segment_are_caught_or_harmless() {
     assert!(tried > 300, "{tried} offsets tried");
     assert!(caught > 0, "no flip was caught");
 }
+
+/// A tag search that reads the games' attributes (`year:`, `elo:`) checks them when it first
+/// needs them: a damaged byte there is an error naming the file, never games silently left
+/// out; a search that does not read them answers as before.
+#[test]
+fn tag_searches_over_a_damaged_segment_are_right_or_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let mut text = String::new();
+    for i in 0..60 {
+        text.push_str(&format!(
+            "[Event \"e{}\"]\n[Date \"{}.01.01\"]\n[White \"W{i}\"]\n[Black \"B{i}\"]\n\
+             [WhiteElo \"{}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n",
+            i % 7,
+            1980 + i % 40,
+            2300 + 10 * i
+        ));
+    }
+    std::fs::write(&pgn, text).unwrap();
+    let db = dir.path().join("db");
+    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    let queries = [
+        "white:w1",
+        "year:[1995 TO 2005]",
+        "elo:[2600 TO *] AND event:e3",
+        "result:1-0 AND NOT year:1990",
+    ];
+    let search = |q: &str| -> Result<Vec<u64>, String> {
+        Database::open(&db)
+            .and_then(|d| d.search_tags(q))
+            .map_err(|e| e.to_string())
+    };
+    let expected: Vec<_> = queries
+        .iter()
+        .map(|q| search(q).expect("the undamaged database answers"))
+        .collect();
+    assert!(expected.iter().all(|g| !g.is_empty()), "{expected:?}");
+    let seg = db.join("seg-000001.cqs");
+    let original = std::fs::read(&seg).unwrap();
+    let n = original.len();
+    let mut caught = 0;
+    for at in (64..n).step_by((n / 600).max(1)) {
+        let mut bytes = original.clone();
+        bytes[at] ^= 0x5a;
+        std::fs::write(&seg, &bytes).unwrap();
+        for (q, want) in queries.iter().zip(&expected) {
+            match search(q) {
+                Ok(got) => assert_eq!(&got, want, "flip at {at}: {q} answered differently"),
+                Err(e) => {
+                    assert!(e.contains("seg-000001.cqs"), "flip at {at}: {q}: {e}");
+                    caught += 1;
+                }
+            }
+        }
+    }
+    std::fs::write(&seg, &original).unwrap();
+    assert!(caught > 0, "no flip was caught");
+}

@@ -1,8 +1,8 @@
 //! The open tag indexes of a database's segments, kept within a byte budget.
 //!
-//! Why: an open tag index maps its files and holds the word lists it has read, and a database
-//! of many segments would otherwise keep one per segment for as long as it is open (a server,
-//! the SQL session, a benchmark). A reader is kept from its segment's second asking, so a
+//! Why: an open tag index holds its files (read at open) and the word lists it has read, and a
+//! database of many segments would otherwise keep one per segment for as long as it is open (a
+//! server, the SQL session, a benchmark). A reader is kept from its segment's second asking, so a
 //! one-off command keeps none and each reader closes when its segment's scan ends; the least
 //! recently used leave first once the kept readers hold more than the budget:
 //! [`DEFAULT_BUDGET`], or `CQLDB_TAG_CACHE_MB` mebibytes from the environment (0 keeps none).
@@ -14,7 +14,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::Result;
 use crate::tags::TagReader;
 
-/// The budget when the environment sets none: the 144 segments of 10 M games fit.
+/// The budget when the environment sets none: the 144 segments of 10 M games fit (their
+/// indexes' files are 166 MB, 226 MB in indexes written with field norms).
 pub const DEFAULT_BUDGET: usize = 256 << 20;
 
 /// Open tag readers by segment (its place in the database), within a byte budget.
