@@ -14,8 +14,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::Result;
 use crate::tags::TagReader;
 
-/// The budget when the environment sets none: the 144 segments of 10 M games fit (their
-/// indexes' files are 166 MB, 226 MB in indexes written with field norms).
+/// The budget when the environment sets none: the tag indexes of the 144 segments of 10 M
+/// games fit (166 MB of files and 72 MiB besides; indexes written with field norms, 226 MB of
+/// files, mostly do).
 pub const DEFAULT_BUDGET: usize = 256 << 20;
 
 /// Open tag readers by segment (its place in the database), within a byte budget.

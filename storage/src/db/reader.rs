@@ -190,6 +190,11 @@ impl Database {
                 present.extend(reader.tag_names()?);
             }
             let Ok(out) = &mut found else {
+                // The other segments are opened only for the names an unknown field's error
+                // lists.
+                if asked.is_empty() {
+                    break;
+                }
                 continue;
             };
             let games_of = |v: u32| segment.bitmap(BitmapKey::TagValue(v));
@@ -199,12 +204,19 @@ impl Database {
             // ...): checking them up front read 37 bytes per game of every segment, and a
             // `white:` search at 10 M games peaked at 382 MB for it. A failed check is the
             // search's error, not a game without attributes.
+            // Once the check has failed the rest are not asked (a failed check is not
+            // remembered, and each game would hash the whole part again).
             let damaged = std::cell::RefCell::new(None);
-            let meta = |g: u32| match segment.game_meta(g) {
-                Ok(m) => m,
-                Err(err) => {
-                    damaged.borrow_mut().get_or_insert(err);
-                    None
+            let meta = |g: u32| {
+                if damaged.borrow().is_some() {
+                    return None;
+                }
+                match segment.game_meta(g) {
+                    Ok(m) => m,
+                    Err(err) => {
+                        *damaged.borrow_mut() = Some(err);
+                        None
+                    }
                 }
             };
             let games = reader.search(query, &games_of, &all, &meta);

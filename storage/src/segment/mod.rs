@@ -490,7 +490,7 @@ impl Segment {
     }
 
     /// Checks the games' attribute columns now (once per open segment), so that a reader of
-    /// every game's attributes through an infallible callback (tag search, SQL columns) meets
+    /// every game's attributes through an infallible callback (SQL columns) meets
     /// any damage here, as an error, rather than as a missing value.
     pub fn check_attributes(&self) -> Result<()> {
         self.parts(&[Part::Attributes])

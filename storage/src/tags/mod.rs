@@ -350,9 +350,15 @@ impl TagWriter {
     }
 }
 
+/// Decompressed blocks of stored values a reader keeps (tantivy's default is 100 per index
+/// segment, 16 KiB each): a search reads the stored values of its candidate documents once,
+/// and a kept reader's cache must stay small and counted.
+const DOC_STORE_BLOCKS: usize = 8;
+
 /// What an open [`TagReader`] is taken to hold besides its files and word lists: tantivy's
-/// searcher and segment readers (see [`TagReader::held_bytes`]).
-pub const OPEN_READER_BYTES: usize = 128 << 10;
+/// searcher, segment readers and cached blocks of stored values (up to [`DOC_STORE_BLOCKS`]
+/// per index segment, and an index has one to a few) (see [`TagReader::held_bytes`]).
+pub const OPEN_READER_BYTES: usize = 512 << 10;
 
 /// Reads the tag index of one segment.
 pub struct TagReader {
@@ -416,6 +422,7 @@ impl TagReader {
         let searcher = index
             .reader_builder()
             .reload_policy(tantivy::ReloadPolicy::Manual)
+            .doc_store_cache_num_blocks(DOC_STORE_BLOCKS)
             .try_into()?
             .searcher();
         Ok(Self {
