@@ -26,10 +26,18 @@ fn answer(db: &Path, query: &str, out: &Path) -> Result<(Vec<u64>, Vec<u8>), Str
     }
 }
 
+/// A database in `dir` of the games in `text`.
+fn indexed(dir: &Path, text: &str) -> std::path::PathBuf {
+    let pgn = dir.join("games.pgn");
+    std::fs::write(&pgn, text).unwrap();
+    let db = dir.join("db");
+    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    db
+}
+
 #[test]
 fn byte_flips_anywhere_in_a_segment_are_caught_or_harmless() {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("games.pgn");
     let mut text = String::new();
     for i in 0..40 {
         text.push_str(&format!(
@@ -38,9 +46,7 @@ fn byte_flips_anywhere_in_a_segment_are_caught_or_harmless() {
         ));
         text.push_str("[Event \"x\"]\n\n1. d4 d5 2. c4 (2. Nf3 Nf6) dxc4 3. e4 *\n\n");
     }
-    std::fs::write(&pgn, text).unwrap();
-    let db = dir.path().join("db");
-    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    let db = indexed(dir.path(), &text);
     let out = dir.path().join("out.pgn");
     // Queries that read bitmaps, blocks and text: an exact count, a residual, tags, output.
     let queries = [
@@ -94,7 +100,6 @@ fn byte_flips_anywhere_in_a_segment_are_caught_or_harmless() {
 #[test]
 fn tag_searches_over_a_damaged_segment_are_right_or_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("games.pgn");
     let mut text = String::new();
     for i in 0..60 {
         text.push_str(&format!(
@@ -105,9 +110,7 @@ fn tag_searches_over_a_damaged_segment_are_right_or_an_error() {
             2300 + 10 * i
         ));
     }
-    std::fs::write(&pgn, text).unwrap();
-    let db = dir.path().join("db");
-    ok(&["index", s(&pgn), "--db", s(&db), "-q"]);
+    let db = indexed(dir.path(), &text);
     let queries = [
         "white:w1",
         "year:[1995 TO 2005]",

@@ -203,9 +203,8 @@ impl Database {
             // The games' attributes are checked only if the query reads them (`year:`, `elo:`,
             // ...): checking them up front read 37 bytes per game of every segment, and a
             // `white:` search at 10 M games peaked at 382 MB for it. A failed check is the
-            // search's error, not a game without attributes.
-            // Once the check has failed the rest are not asked (a failed check is not
-            // remembered, and each game would hash the whole part again).
+            // search's error, not a game without attributes, and ends the asking (a failed
+            // check is not remembered: each game would hash the whole part again).
             let damaged = std::cell::RefCell::new(None);
             let meta = |g: u32| {
                 if damaged.borrow().is_some() {
