@@ -34,6 +34,12 @@ pub struct ExecOptions {
     /// With a positions sink, each matched position's ply too (positions listed from the
     /// index then decode the games with variations for theirs).
     pub plies: bool,
+    /// The run is the only one over a database opened for it (one command): each segment's
+    /// mapped pages are dropped from the process once the run is done with the segment (see
+    /// [`cqldb_storage::Segment::release_pages`]), so that its peak memory does not grow with
+    /// the number of segments read. A process answering many queries keeps them: the next
+    /// query would only fault them in again.
+    pub release_pages: bool,
 }
 
 /// Runs `plan` over `source` into `sink` and returns what the run found.
@@ -165,7 +171,7 @@ type Candidates<'d> = (
 fn candidates<'d>(
     db: &'d Database,
     plan: &PhysicalPlan,
-    analyze: bool,
+    opts: ExecOptions,
     stats: &mut RunStats,
     listed: &mut Vec<roaring::RoaringBitmap>,
 ) -> Result<Vec<Candidates<'d>>> {
@@ -176,6 +182,7 @@ fn candidates<'d>(
         segments.push((first, entry, seg));
         first += entry.games;
     }
+    let analyze = opts.analyze;
     let Some(scan) = &plan.candidates else {
         return Ok(segments
             .into_iter()
@@ -204,6 +211,11 @@ fn candidates<'d>(
                 && !analyze
             {
                 top.games += games.len();
+            }
+            // The scan's pages (bitmaps, directory) are not what the residual reads (blocks,
+            // text): a residual faults its own in.
+            if opts.release_pages {
+                seg.release_pages();
             }
             Ok(SegmentCandidates {
                 games,
@@ -262,11 +274,15 @@ fn run_db(
     let with_text = engine.query().reads_tags || sink.writes();
     let mut stats = RunStats::default();
     let mut listed = Vec::new();
-    let segments = candidates(db, plan, opts.analyze, &mut stats, &mut listed)?;
+    let segments = candidates(db, plan, opts, &mut stats, &mut listed)?;
     // Games skipped by the index are read (and do not match).
     let read: u64 = segments
         .iter()
-        .map(|(_, seg, c)| c.as_ref().map_or(u64::from(seg.games()), |g| g.len()))
+        // (A segment's size is read only when needed: its pages may have been released.)
+        .map(|(_, seg, c)| {
+            c.as_ref()
+                .map_or_else(|| u64::from(seg.games()), |g| g.len())
+        })
         .sum();
     sink.summary.games += stats.games - read;
     // A segment that could not be bounded exactly needs the residual even in a plan that
@@ -281,6 +297,7 @@ fn run_db(
         let visit = crate::listed::Visit {
             variations: plan.variations,
             plies: opts.plies,
+            release_pages: opts.release_pages,
         };
         crate::listed::list_positions(all, visit, sink)?;
         return Ok(stats);
@@ -314,6 +331,9 @@ fn run_db(
             if let Some(e) = failure {
                 return Err(e);
             }
+            if opts.release_pages {
+                seg.release_pages();
+            }
         }
         residual_stats(&mut stats.residual, sink, before, t);
         return Ok(stats);
@@ -323,9 +343,10 @@ fn run_db(
     // of the sink, which bounds buffered output.
     let units = work_units(&segments);
     let threads = rayon::current_num_threads().max(1);
+    let release_pages = opts.release_pages;
     let opts = sink.writes().then(|| sink.opts.clone());
     let output = sink.output.clone();
-    let work = |(first, seg, games): &(u64, &cqldb_storage::Segment, roaring::RoaringBitmap)| {
+    let work = |&(first, seg, ref games, _): &Unit<'_>| {
         let mut e = engine.fork();
         // Sized once: growing it a game at a time was a tenth of a material scan's time.
         let mut outs = Vec::with_capacity(games.len() as usize);
@@ -344,8 +365,18 @@ fn run_db(
             None => Ok(outs),
         }
     };
+    // Units are consumed in order, so a segment's last unit consumed is the last of its units
+    // any worker reads.
+    let mut consumed = units.iter();
     crate::ordered::for_each_ordered(&units, threads, threads * 4, work, |outs| {
-        outs.into_iter().try_for_each(|g| sink.accept(g))
+        outs.into_iter().try_for_each(|g| sink.accept(g))?;
+        if let Some(&(_, seg, _, last)) = consumed.next()
+            && last
+            && release_pages
+        {
+            seg.release_pages();
+        }
+        Ok(())
     })?;
     residual_stats(&mut stats.residual, sink, before, t);
     Ok(stats)
@@ -354,13 +385,25 @@ fn run_db(
 /// Games per work unit of the parallel residual.
 const UNIT_GAMES: u32 = 2048;
 
+/// A work unit of the parallel residual: its segment's first game number, the segment, the
+/// unit's games and whether it is the segment's last unit.
+type Unit<'d> = (
+    u64,
+    &'d cqldb_storage::Segment,
+    roaring::RoaringBitmap,
+    bool,
+);
+
 /// The candidate games of every segment cut into units of at most [`UNIT_GAMES`] games, in
 /// order.
-fn work_units<'d>(
-    segments: &[Candidates<'d>],
-) -> Vec<(u64, &'d cqldb_storage::Segment, roaring::RoaringBitmap)> {
-    let mut units = Vec::new();
+fn work_units<'d>(segments: &[Candidates<'d>]) -> Vec<Unit<'d>> {
+    let mut units: Vec<Unit<'d>> = Vec::new();
     for (first, seg, games) in segments {
+        // Nothing to read (and its pages may have been released after its scan).
+        if games.as_ref().is_some_and(roaring::RoaringBitmap::is_empty) {
+            continue;
+        }
+        let before = units.len();
         let n = seg.games();
         let mut lo = 0u32;
         while lo < n {
@@ -371,9 +414,12 @@ fn work_units<'d>(
                 unit &= c;
             }
             if !unit.is_empty() {
-                units.push((*first, *seg, unit));
+                units.push((*first, *seg, unit, false));
             }
             lo = hi;
+        }
+        if let Some(last) = units.get_mut(before..).and_then(<[Unit<'d>]>::last_mut) {
+            last.3 = true;
         }
     }
     units

@@ -24,6 +24,9 @@ pub(crate) struct Visit {
     /// Decode the games with variations among the matches for their positions' plies
     /// (otherwise each row's ply is its id).
     pub plies: bool,
+    /// Drop each segment's mapped pages once it is listed (see
+    /// [`crate::execute::ExecOptions::release_pages`]).
+    pub release_pages: bool,
 }
 
 /// Lists the positions each segment's scan found (`(first game number, segment, positions)`)
@@ -36,7 +39,13 @@ pub(crate) fn list_positions(
     let firsts: Vec<u64> = segments.iter().map(|s| s.0).collect();
     let found: Vec<cqldb_storage::Result<Listed>> = segments
         .into_par_iter()
-        .map(|(_, seg, positions)| segment_positions(seg, positions, visit))
+        .map(|(_, seg, positions)| {
+            let listed = segment_positions(seg, positions, visit);
+            if visit.release_pages {
+                seg.release_pages();
+            }
+            listed
+        })
         .collect();
     for (first, listed) in firsts.into_iter().zip(found) {
         let listed = listed?;

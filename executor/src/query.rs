@@ -305,6 +305,8 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
     let opts = ExecOptions {
         analyze: r.analyze,
         plies: r.positions != KeptPositions::Ids,
+        // A database opened for this run alone is read once.
+        release_pages: matches!(r.source, Source::Db(_)),
     };
     match &r.source {
         Source::Pgn(input) => execute_with(plan, &Opened::Pgn(input), sink, opts),

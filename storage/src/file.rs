@@ -235,6 +235,11 @@ impl MappedFile {
         self.map.will_need_in_order(bytes, ahead);
     }
 
+    /// Unmaps the file's pages from the process (see [`crate::mapped::Map::release`]).
+    pub fn release(&self) {
+        self.map.release();
+    }
+
     /// Whether the file shrank under its map (see `mapped.rs`): what was read from it since
     /// may be zeros.
     pub fn shrunk(&self) -> bool {

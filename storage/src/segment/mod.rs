@@ -287,6 +287,14 @@ pub struct GameInfo {
 }
 
 impl Segment {
+    /// Unmaps the pages read so far from the process (they stay in the kernel's page cache):
+    /// for a run that is done with this segment and will not read it again soon. What the
+    /// segment remembers (checked parts, the bitmap cache) is kept; later reads work as before,
+    /// at the cost of faulting their pages in again.
+    pub fn release_pages(&self) {
+        self.file.release();
+    }
+
     /// Opens and verifies a segment file (checksum and archive structure).
     pub fn open(path: &Path) -> Result<Self> {
         // The header checksum covers every byte and is left to a full check; blobs are checked

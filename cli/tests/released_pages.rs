@@ -1,0 +1,164 @@
+//! A run over a database opened for it alone drops each segment's mapped pages once it is done
+//! with the segment (`ExecOptions::release_pages`); a database kept open for many queries keeps
+//! them. Both must give the same games, output and positions: checked here over many small
+//! segments of real games, for every path a run can take (counted from the index, the
+//! residual in parallel units, a query with state run in order, positions listed from the
+//! index).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cqldb::cql::{CqlRun, KeptPositions, Source, run};
+use cqldb_executor::execute::{ExecOptions, Opened, execute_with};
+use cqldb_executor::query::{MatchFormat, plan};
+use cqldb_executor::sink::Sink;
+use cqldb_storage::Database;
+
+mod common;
+use common::{ok, s};
+
+/// Games, output bytes and matched positions of one run.
+fn outcome(query: &str, source: Source, out: &Path, positions: KeptPositions) -> String {
+    let r = CqlRun {
+        output: (positions == KeptPositions::None).then(|| out.to_owned()),
+        variations: true,
+        positions,
+        ..CqlRun::new(format!("cql() {query}"), source)
+    };
+    let summary = run(&r).unwrap_or_else(|e| panic!("{query}: {e:#}"));
+    let written = r.output.as_ref().map(std::fs::read).transpose().unwrap();
+    format!(
+        "games {:?}\npositions {:?}\noutput {:?}",
+        summary.matched.into_vec(),
+        summary.positions_matched,
+        written.map(|w| String::from_utf8_lossy(&w).into_owned())
+    )
+}
+
+/// A database of real games in small segments, so that a run goes through many.
+fn small_segments(db: &Path) {
+    let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/variations");
+    let files = ["pychess_world_matches.pgn", "pychess_dortmund.pgn"].map(|f| pgn.join(f));
+    ok(&[
+        "index",
+        "--quiet",
+        "--segment-positions",
+        "5000",
+        "--no-merge",
+        "--db",
+        s(db),
+        s(&files[0]),
+        s(&files[1]),
+    ]);
+}
+
+#[test]
+fn released_and_kept_pages_give_the_same_answers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    small_segments(&db);
+    let kept = Arc::new(Database::open(&db).unwrap());
+    assert!(kept.segments().count() > 3, "several segments");
+    let out = tmp.path().join("out.pgn");
+    let queries = [
+        // Counted from the index.
+        ("mate", KeptPositions::None),
+        ("Ka1 or Kh8", KeptPositions::None),
+        // A residual over candidate games, in parallel units, with comments written.
+        ("check Qh5 comment(\"here\")", KeptPositions::None),
+        ("flipcolor { Pa-h7 } not check", KeptPositions::None),
+        // State carried from game to game: games evaluated in order.
+        (
+            "check persistent Seen += 1 Seen % 3 == 0",
+            KeptPositions::None,
+        ),
+        // Positions listed from the index, with plies decoded.
+        ("check", KeptPositions::WithPlies),
+        ("btm Qd1", KeptPositions::Ids),
+    ];
+    for (query, positions) in queries {
+        let released = outcome(query, Source::Db(db.clone()), &out, positions);
+        let held = outcome(query, Source::Open(kept.clone()), &out, positions);
+        assert!(
+            released == held,
+            "{query}: released pages answered\n{released}\nkept ones\n{held}"
+        );
+        assert!(!released.contains("games []"), "{query} matched nothing");
+    }
+}
+
+/// Resident kibibytes of every mapping of a segment file (`.cqs`), by file name, from the
+/// kernel's per-mapping table.
+#[cfg(target_os = "linux")]
+fn resident_segments(dir: &Path) -> Vec<(String, u64)> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let dir = dir.to_str().unwrap();
+    let mut out = Vec::new();
+    let mut lines = smaps.lines();
+    while let Some(line) = lines.next() {
+        let Some(name) = line
+            .split_whitespace()
+            .nth(5)
+            .filter(|p| p.starts_with(dir) && p.ends_with(".cqs"))
+        else {
+            continue;
+        };
+        let rss = lines
+            .find_map(|l| l.strip_prefix("Rss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        out.push((name.to_owned(), rss));
+    }
+    out
+}
+
+/// Every path of a run leaves no segment page mapped when it releases them, and leaves some
+/// when it does not (so the measure sees them).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_run_that_releases_pages_leaves_none_mapped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    small_segments(&dir);
+    let db = Arc::new(Database::open(&dir).unwrap());
+    for (query, positions) in [
+        ("mate", KeptPositions::None),
+        ("check Qh5", KeptPositions::None),
+        // Index scans, then the residual in parallel units; then a full scan.
+        ("mate flipcolor { B attacks k }", KeptPositions::None),
+        ("check flipcolor { B attacks k }", KeptPositions::None),
+        (
+            "check persistent Seen += 1 Seen % 3 == 0",
+            KeptPositions::None,
+        ),
+        ("check", KeptPositions::WithPlies),
+    ] {
+        for release_pages in [false, true] {
+            let r = CqlRun {
+                variations: true,
+                positions,
+                ..CqlRun::new(format!("cql() {query}"), Source::Open(db.clone()))
+            };
+            let p = plan(&r).unwrap();
+            let output = if positions == KeptPositions::None {
+                MatchFormat::Pgn.output()
+            } else {
+                Arc::new(cqldb_executor::match_output::MatchedPositions)
+            };
+            let sink = Sink::new(&p.query, None, output).unwrap();
+            let opts = ExecOptions {
+                release_pages,
+                ..ExecOptions::default()
+            };
+            execute_with(p, &Opened::Db(&db), sink, opts).unwrap();
+            let resident = resident_segments(&dir);
+            assert!(resident.len() > 3, "{query}: segments mapped: {resident:?}");
+            let held: u64 = resident.iter().map(|r| r.1).sum();
+            if release_pages {
+                assert_eq!(held, 0, "{query}: pages left mapped: {resident:?}");
+            } else {
+                assert!(held > 0, "{query}: nothing was mapped");
+            }
+        }
+    }
+}
