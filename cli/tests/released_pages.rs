@@ -162,3 +162,25 @@ fn a_run_that_releases_pages_leaves_none_mapped() {
         }
     }
 }
+
+/// A tag search made once (`cqldb tags`) leaves no segment page mapped, and finds what the
+/// search of a process that keeps them finds.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_tag_search_made_once_leaves_no_page_mapped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    small_segments(&dir);
+    let db = Database::open(&dir).unwrap();
+    // The second reads the games' attributes from the segments.
+    for q in ["white:a*", "year:[1900 TO 2100] AND black:k*"] {
+        let kept = db.search_tags(q).unwrap();
+        assert!(!kept.is_empty(), "{q} found nothing");
+        let held: u64 = resident_segments(&dir).iter().map(|r| r.1).sum();
+        assert!(held > 0, "{q}: nothing was mapped");
+        assert_eq!(db.search_tags_once(q).unwrap(), kept, "{q}");
+        let resident = resident_segments(&dir);
+        let held: u64 = resident.iter().map(|r| r.1).sum();
+        assert_eq!(held, 0, "{q}: pages left mapped: {resident:?}");
+    }
+}

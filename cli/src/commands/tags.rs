@@ -11,7 +11,7 @@ use cqldb_storage::Database;
 /// (tab-separated, after a header line); with `count`, only their number.
 pub fn run(db: &Path, query: &str, count: bool) -> Result<ExitCode> {
     let database = Database::open(db)?;
-    let games = match database.search_tags(query) {
+    let games = match database.search_tags_once(query) {
         Ok(g) => g,
         Err(e) => {
             errln!("cqldb: {e}");

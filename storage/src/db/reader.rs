@@ -42,6 +42,15 @@ pub struct Database {
     tag_readers: crate::tag_reader_cache::TagReaderCache,
 }
 
+/// What a search does with a segment's pages once it has searched it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Pages {
+    /// Keep them mapped (a process that answers many queries).
+    Keep,
+    /// Drop them from the process (one search, then the process ends).
+    Release,
+}
+
 impl Database {
     /// Opens the committed state of the database in `dir`: the catalog, and every segment's
     /// tables checked (each part of a segment is checked when it is read).
@@ -171,13 +180,25 @@ impl Database {
 
     /// Global game numbers whose tags match a tantivy query (see [`TagReader::search`]).
     pub fn search_tags(&self, query: &str) -> Result<Vec<u64>> {
+        self.search_tags_then(query, Pages::Keep)
+    }
+
+    /// [`Self::search_tags`] for a process that searches once (a command): each segment's
+    /// pages are dropped from the process once it is searched (see
+    /// [`Segment::release_pages`]), so that the peak does not grow with the number of
+    /// segments.
+    pub fn search_tags_once(&self, query: &str) -> Result<Vec<u64>> {
+        self.search_tags_then(query, Pages::Release)
+    }
+
+    fn search_tags_then(&self, query: &str, pages: Pages) -> Result<Vec<u64>> {
         let before = crate::mapped::faults();
-        let out = self.search_tags_unchecked(query);
+        let out = self.search_tags_unchecked(query, pages);
         self.check_shrink(before)?;
         out
     }
 
-    fn search_tags_unchecked(&self, query: &str) -> Result<Vec<u64>> {
+    fn search_tags_unchecked(&self, query: &str, pages: Pages) -> Result<Vec<u64>> {
         // A field no game has is a mistake (`foo:bar`, `plyer:carlsen`), not a search with
         // no answer: refused, with the fields and the tags there are. The names are gathered
         // in the same pass as the search, so each segment's index is opened once.
@@ -226,6 +247,9 @@ impl Database {
             match games {
                 Ok(games) => out.extend(games.into_iter().map(|g| e.first_game + u64::from(g))),
                 Err(err) => found = Err(err),
+            }
+            if pages == Pages::Release {
+                segment.release_pages();
             }
         }
         if let Some(unknown) = asked.iter().find(|f| !present.contains(*f)) {
