@@ -2,8 +2,8 @@
 //! with the segment (`ExecOptions::release_pages`); a database kept open for many queries keeps
 //! them. Both must give the same games, output and positions: checked here over many small
 //! segments of real games, for every path a run can take (counted from the index, the
-//! residual in parallel units, a query with state run in order, positions listed from the
-//! index).
+//! residual in parallel units, every game, a query with state run in order, positions listed
+//! from the index), and for a tag search made once (`cqldb tags`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -35,6 +35,27 @@ fn outcome(query: &str, source: Source, out: &Path, positions: KeptPositions) ->
     )
 }
 
+/// A query for each path a run can take, with the positions it keeps.
+const PATHS: [(&str, KeptPositions); 8] = [
+    // Counted from the index.
+    ("mate", KeptPositions::None),
+    ("Ka1 or Kh8", KeptPositions::None),
+    // Comments to write: the residual over the index's candidates.
+    ("check Qh5 comment(\"here\")", KeptPositions::None),
+    // Index scans, then the residual in parallel units; then every game (too broad for
+    // the index).
+    ("mate flipcolor { B attacks k }", KeptPositions::None),
+    ("check flipcolor { B attacks k }", KeptPositions::None),
+    // State carried from game to game: games evaluated in order.
+    (
+        "check persistent Seen += 1 Seen % 3 == 0",
+        KeptPositions::None,
+    ),
+    // Positions listed from the index, with and without plies decoded.
+    ("check", KeptPositions::WithPlies),
+    ("btm Qd1", KeptPositions::Ids),
+];
+
 /// A database of real games in small segments, so that a run goes through many.
 fn small_segments(db: &Path) {
     let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/variations");
@@ -60,23 +81,7 @@ fn released_and_kept_pages_give_the_same_answers() {
     let kept = Arc::new(Database::open(&db).unwrap());
     assert!(kept.segments().count() > 3, "several segments");
     let out = tmp.path().join("out.pgn");
-    let queries = [
-        // Counted from the index.
-        ("mate", KeptPositions::None),
-        ("Ka1 or Kh8", KeptPositions::None),
-        // A residual over candidate games, in parallel units, with comments written.
-        ("check Qh5 comment(\"here\")", KeptPositions::None),
-        ("flipcolor { Pa-h7 } not check", KeptPositions::None),
-        // State carried from game to game: games evaluated in order.
-        (
-            "check persistent Seen += 1 Seen % 3 == 0",
-            KeptPositions::None,
-        ),
-        // Positions listed from the index, with plies decoded.
-        ("check", KeptPositions::WithPlies),
-        ("btm Qd1", KeptPositions::Ids),
-    ];
-    for (query, positions) in queries {
+    for (query, positions) in PATHS {
         let released = outcome(query, Source::Db(db.clone()), &out, positions);
         let held = outcome(query, Source::Open(kept.clone()), &out, positions);
         assert!(
@@ -121,18 +126,7 @@ fn a_run_that_releases_pages_leaves_none_mapped() {
     let dir = tmp.path().join("db");
     small_segments(&dir);
     let db = Arc::new(Database::open(&dir).unwrap());
-    for (query, positions) in [
-        ("mate", KeptPositions::None),
-        ("check Qh5", KeptPositions::None),
-        // Index scans, then the residual in parallel units; then a full scan.
-        ("mate flipcolor { B attacks k }", KeptPositions::None),
-        ("check flipcolor { B attacks k }", KeptPositions::None),
-        (
-            "check persistent Seen += 1 Seen % 3 == 0",
-            KeptPositions::None,
-        ),
-        ("check", KeptPositions::WithPlies),
-    ] {
+    for (query, positions) in PATHS {
         for release_pages in [false, true] {
             let r = CqlRun {
                 variations: true,
