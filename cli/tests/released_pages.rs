@@ -3,7 +3,8 @@
 //! them. Both must give the same games, output and positions: checked here over many small
 //! segments of real games, for every path a run can take (counted from the index, the
 //! residual in parallel units, every game, a query with state run in order, positions listed
-//! from the index), and for a tag search made once (`cqldb tags`).
+//! from the index), for a tag search made once (`cqldb tags`) and for a GTQL pass over the
+//! games (`cqldb gtql --db`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -176,5 +177,46 @@ fn a_tag_search_made_once_leaves_no_page_mapped() {
         let resident = resident_segments(&dir);
         let held: u64 = resident.iter().map(|r| r.1).sum();
         assert_eq!(held, 0, "{q}: pages left mapped: {resident:?}");
+    }
+}
+
+/// A GTQL pass over a database's games that releases pages (`cqldb gtql --db`) leaves none
+/// mapped and answers as one that keeps them, with and without index scans and listings.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_gtql_pass_that_releases_pages_leaves_none_mapped() {
+    use cqldb_executor::gtql::{GtqlOptions, answer_games, game_names, plan_games};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    small_segments(&dir);
+    let db = Database::open(&dir).unwrap();
+    let names = game_names();
+    for text in [
+        "node: check = 1",
+        "node: ply > 20 and check",
+        "subtree: count(*) > 40",
+    ] {
+        let query = cqldb_planner::gtql::parse_gtql(text, &names).unwrap();
+        let queries = [query];
+        for full_scan in [false, true] {
+            let scan = plan_games(&queries, full_scan);
+            let answer = |release_pages| {
+                let opts = GtqlOptions {
+                    limit: 5,
+                    threads: 2,
+                    release_pages,
+                };
+                let out = answer_games(&db, &queries, scan.as_ref(), opts, None).unwrap();
+                let held: u64 = resident_segments(&dir).iter().map(|r| r.1).sum();
+                (out.answers, out.nodes, held)
+            };
+            let (kept, kept_nodes, held) = answer(false);
+            assert!(held > 0, "{text}: nothing was mapped");
+            let (released, nodes, held) = answer(true);
+            assert_eq!(released, kept, "{text}");
+            assert_eq!(nodes, kept_nodes, "{text}");
+            assert_eq!(held, 0, "{text}: pages left mapped");
+            assert!(kept[0].count > 0, "{text} found nothing");
+        }
     }
 }

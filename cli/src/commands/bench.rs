@@ -539,7 +539,11 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let t = Instant::now();
     let mut source = GtlSource::open(&gtl)?;
-    let opts = cqldb_executor::gtql::GtqlOptions { limit: 0, threads };
+    let opts = cqldb_executor::gtql::GtqlOptions {
+        limit: 0,
+        threads,
+        release_pages: false,
+    };
     let counts: Vec<u64> = cqldb_executor::gtql::answer_tree(&mut source, &queries, opts)?
         .answers
         .iter()

@@ -213,9 +213,11 @@ fn query(a: Args) -> Result<ExitCode> {
             });
             if a.explain && a.analyze {
                 let mut stats = cqldb_planner::plan::RunStats::default();
+                // The command reads its database once.
                 let opts = GtqlOptions {
                     limit: 0,
                     threads: a.threads,
+                    release_pages: true,
                 };
                 let out = answer_games(&database, &queries, scan.as_ref(), opts, Some(&mut stats))?;
                 for (text, ans) in texts.iter().zip(&out.answers) {
@@ -249,6 +251,7 @@ fn query(a: Args) -> Result<ExitCode> {
             let opts = GtqlOptions {
                 limit,
                 threads: a.threads,
+                release_pages: true,
             };
             let out = answer_games(&database, &queries, scan.as_ref(), opts, None)?;
             (texts, out.answers, names.attrs, out.nodes)
@@ -288,6 +291,7 @@ fn query(a: Args) -> Result<ExitCode> {
             let opts = GtqlOptions {
                 limit,
                 threads: a.threads,
+                release_pages: false,
             };
             let out = answer_tree(&mut source, &queries, opts)?;
             (texts, out.answers, names.attrs, out.nodes)

@@ -321,7 +321,24 @@ pub fn feed_games(
     listing: bool,
     scan: Option<&Scan>,
 ) -> cqldb_storage::Result<u64> {
-    feed_games_measured(db, queries, pass, listing, scan, None)
+    let feed = Feed {
+        listing,
+        scan,
+        release_pages: false,
+    };
+    feed_games_measured(db, queries, pass, feed, None)
+}
+
+/// What a feed of a database's games gives the pass.
+#[derive(Copy, Clone, Debug)]
+pub struct Feed<'a> {
+    /// The games' moves too, for listing answers.
+    pub listing: bool,
+    /// Only the games with a position in this scan (`None`: every game).
+    pub scan: Option<&'a Scan>,
+    /// Drop each segment's pages once its games are fed (see
+    /// [`super::GtqlOptions::release_pages`]).
+    pub release_pages: bool,
 }
 
 /// As [`feed_games`], measuring each scan operator and the feed into `stats` (`EXPLAIN
@@ -331,10 +348,14 @@ pub fn feed_games_measured(
     db: &Database,
     queries: &[GtqlQuery],
     pass: &mut ParallelPass,
-    listing: bool,
-    scan: Option<&Scan>,
+    feed: Feed<'_>,
     mut stats: Option<&mut RunStats>,
 ) -> cqldb_storage::Result<u64> {
+    let Feed {
+        listing,
+        scan,
+        release_pages,
+    } = feed;
     let started = std::time::Instant::now();
     let names = game_names();
     let read = Pass::wanted(queries, names.columns());
@@ -412,6 +433,9 @@ pub fn feed_games_measured(
         })?;
         if let Some(st) = stats.as_deref_mut() {
             st.residual.games += fed;
+        }
+        if release_pages {
+            seg.release_pages();
         }
     }
     pass.feed(chunk);

@@ -42,7 +42,7 @@ pub mod source;
 mod view;
 mod window;
 
-pub use games::{feed_games, feed_games_measured, game_names};
+pub use games::{Feed, feed_games, feed_games_measured, game_names};
 pub use naive::naive_answers;
 pub use parallel::ParallelPass;
 pub use run::{GtqlOptions, GtqlOutcome, answer_games, answer_tree, plan_games};
