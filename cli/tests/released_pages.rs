@@ -1,5 +1,5 @@
 //! A run over a database opened for it alone drops each segment's mapped pages once it is done
-//! with the segment (`ExecOptions::release_pages`); a database kept open for many queries keeps
+//! with the segment (`Pages::Release`); a database kept open for many queries keeps
 //! them. Both must give the same games, output and positions: checked here over many small
 //! segments of real games, for every path a run can take (counted from the index, the
 //! residual in parallel units, every game, a query with state run in order, positions listed
@@ -13,7 +13,7 @@ use cqldb::cql::{CqlRun, KeptPositions, Source, run};
 use cqldb_executor::execute::{ExecOptions, Opened, execute_with};
 use cqldb_executor::query::{MatchFormat, plan};
 use cqldb_executor::sink::Sink;
-use cqldb_storage::Database;
+use cqldb_storage::{Database, Pages};
 
 mod common;
 use common::{ok, s};
@@ -57,8 +57,17 @@ const PATHS: [(&str, KeptPositions); 8] = [
     ("btm Qd1", KeptPositions::Ids),
 ];
 
-/// A database of real games in small segments, so that a run goes through many.
-fn small_segments(db: &Path) {
+/// A database of real games in small segments, so that a run goes through many, and the
+/// directory that holds it (removed when dropped).
+struct SmallSegments {
+    _tmp: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    db: Arc<Database>,
+}
+
+fn small_segments() -> SmallSegments {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
     let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/variations");
     let files = ["pychess_world_matches.pgn", "pychess_dortmund.pgn"].map(|f| pgn.join(f));
     ok(&[
@@ -68,22 +77,25 @@ fn small_segments(db: &Path) {
         "5000",
         "--no-merge",
         "--db",
-        s(db),
+        s(&dir),
         s(&files[0]),
         s(&files[1]),
     ]);
+    let db = Arc::new(Database::open(&dir).unwrap());
+    SmallSegments { _tmp: tmp, dir, db }
 }
 
 #[test]
 fn released_and_kept_pages_give_the_same_answers() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("db");
-    small_segments(&db);
-    let kept = Arc::new(Database::open(&db).unwrap());
+    let SmallSegments {
+        _tmp,
+        dir,
+        db: kept,
+    } = small_segments();
     assert!(kept.segments().count() > 3, "several segments");
-    let out = tmp.path().join("out.pgn");
+    let out = _tmp.path().join("out.pgn");
     for (query, positions) in PATHS {
-        let released = outcome(query, Source::Db(db.clone()), &out, positions);
+        let released = outcome(query, Source::Db(dir.clone()), &out, positions);
         let held = outcome(query, Source::Open(kept.clone()), &out, positions);
         assert!(
             released == held,
@@ -118,17 +130,20 @@ fn resident_segments(dir: &Path) -> Vec<(String, u64)> {
     out
 }
 
+/// Resident kibibytes of all the segment files' mappings together.
+#[cfg(target_os = "linux")]
+fn held(dir: &Path) -> u64 {
+    resident_segments(dir).iter().map(|r| r.1).sum()
+}
+
 /// Every path of a run leaves no segment page mapped when it releases them, and leaves some
 /// when it does not (so the measure sees them).
 #[cfg(target_os = "linux")]
 #[test]
 fn a_run_that_releases_pages_leaves_none_mapped() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    small_segments(&dir);
-    let db = Arc::new(Database::open(&dir).unwrap());
+    let SmallSegments { _tmp, dir, db } = small_segments();
     for (query, positions) in PATHS {
-        for release_pages in [false, true] {
+        for pages in [Pages::Keep, Pages::Release] {
             let r = CqlRun {
                 variations: true,
                 positions,
@@ -142,14 +157,14 @@ fn a_run_that_releases_pages_leaves_none_mapped() {
             };
             let sink = Sink::new(&p.query, None, output).unwrap();
             let opts = ExecOptions {
-                release_pages,
+                pages,
                 ..ExecOptions::default()
             };
             execute_with(p, &Opened::Db(&db), sink, opts).unwrap();
             let resident = resident_segments(&dir);
             assert!(resident.len() > 3, "{query}: segments mapped: {resident:?}");
             let held: u64 = resident.iter().map(|r| r.1).sum();
-            if release_pages {
+            if pages == Pages::Release {
                 assert_eq!(held, 0, "{query}: pages left mapped: {resident:?}");
             } else {
                 assert!(held > 0, "{query}: nothing was mapped");
@@ -163,16 +178,12 @@ fn a_run_that_releases_pages_leaves_none_mapped() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_tag_search_made_once_leaves_no_page_mapped() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    small_segments(&dir);
-    let db = Database::open(&dir).unwrap();
+    let SmallSegments { _tmp, dir, db } = small_segments();
     // The second reads the games' attributes from the segments.
     for q in ["white:a*", "year:[1900 TO 2100] AND black:k*"] {
         let kept = db.search_tags(q).unwrap();
         assert!(!kept.is_empty(), "{q} found nothing");
-        let held: u64 = resident_segments(&dir).iter().map(|r| r.1).sum();
-        assert!(held > 0, "{q}: nothing was mapped");
+        assert!(held(&dir) > 0, "{q}: nothing was mapped");
         assert_eq!(db.search_tags_once(q).unwrap(), kept, "{q}");
         let resident = resident_segments(&dir);
         let held: u64 = resident.iter().map(|r| r.1).sum();
@@ -186,10 +197,7 @@ fn a_tag_search_made_once_leaves_no_page_mapped() {
 #[test]
 fn a_gtql_pass_that_releases_pages_leaves_none_mapped() {
     use cqldb_executor::gtql::{GtqlOptions, answer_games, game_names, plan_games};
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    small_segments(&dir);
-    let db = Database::open(&dir).unwrap();
+    let SmallSegments { _tmp, dir, db } = small_segments();
     let names = game_names();
     for text in [
         "node: check = 1",
@@ -200,19 +208,18 @@ fn a_gtql_pass_that_releases_pages_leaves_none_mapped() {
         let queries = [query];
         for full_scan in [false, true] {
             let scan = plan_games(&queries, full_scan);
-            let answer = |release_pages| {
+            let answer = |pages| {
                 let opts = GtqlOptions {
                     limit: 5,
                     threads: 2,
-                    release_pages,
+                    pages,
                 };
                 let out = answer_games(&db, &queries, scan.as_ref(), opts, None).unwrap();
-                let held: u64 = resident_segments(&dir).iter().map(|r| r.1).sum();
-                (out.answers, out.nodes, held)
+                (out.answers, out.nodes, held(&dir))
             };
-            let (kept, kept_nodes, held) = answer(false);
+            let (kept, kept_nodes, held) = answer(Pages::Keep);
             assert!(held > 0, "{text}: nothing was mapped");
-            let (released, nodes, held) = answer(true);
+            let (released, nodes, held) = answer(Pages::Release);
             assert_eq!(released, kept, "{text}");
             assert_eq!(nodes, kept_nodes, "{text}");
             assert_eq!(held, 0, "{text}: pages left mapped");

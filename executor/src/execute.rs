@@ -11,7 +11,7 @@ use anyhow::{Context, Result, anyhow};
 use cqldb_indexer::Input;
 use cqldb_indexer::split::{RawGame, Splitter};
 use cqldb_planner::plan::{OpStats, PhysicalPlan, Residual, RunStats, SinkKind};
-use cqldb_storage::Database;
+use cqldb_storage::{Database, Pages};
 use rayon::prelude::*;
 
 use crate::sink::{GameOut, Sink, Summary};
@@ -34,12 +34,10 @@ pub struct ExecOptions {
     /// With a positions sink, each matched position's ply too (positions listed from the
     /// index then decode the games with variations for theirs).
     pub plies: bool,
-    /// The run is the only one over a database opened for it (one command): each segment's
-    /// mapped pages are dropped from the process once the run is done with the segment (see
-    /// [`cqldb_storage::Segment::release_pages`]), so that its peak memory does not grow with
-    /// the number of segments read. A process answering many queries keeps them: the next
-    /// query would only fault them in again.
-    pub release_pages: bool,
+    /// What becomes of each segment's mapped pages once the run is done with the segment:
+    /// released by a run over a database opened for it alone (one command), kept by a
+    /// process answering many queries (see [`Pages`]).
+    pub pages: Pages,
 }
 
 /// Runs `plan` over `source` into `sink` and returns what the run found.
@@ -214,9 +212,7 @@ fn candidates<'d>(
             }
             // The scan's pages (bitmaps, directory) are not what the residual reads (blocks,
             // text): a residual faults its own in.
-            if opts.release_pages {
-                seg.release_pages();
-            }
+            seg.done_reading(opts.pages);
             Ok(SegmentCandidates {
                 games,
                 positions,
@@ -297,7 +293,7 @@ fn run_db(
         let visit = crate::listed::Visit {
             variations: plan.variations,
             plies: opts.plies,
-            release_pages: opts.release_pages,
+            pages: opts.pages,
         };
         crate::listed::list_positions(all, visit, sink)?;
         return Ok(stats);
@@ -331,9 +327,7 @@ fn run_db(
             if let Some(e) = failure {
                 return Err(e);
             }
-            if opts.release_pages {
-                seg.release_pages();
-            }
+            seg.done_reading(opts.pages);
         }
         residual_stats(&mut stats.residual, sink, before, t);
         return Ok(stats);
@@ -343,7 +337,7 @@ fn run_db(
     // of the sink, which bounds buffered output.
     let units = work_units(&segments);
     let threads = rayon::current_num_threads().max(1);
-    let release_pages = opts.release_pages;
+    let pages = opts.pages;
     let opts = sink.writes().then(|| sink.opts.clone());
     let output = sink.output.clone();
     let work = |&(first, seg, ref games, _): &Unit<'_>| {
@@ -370,11 +364,8 @@ fn run_db(
     let mut consumed = units.iter();
     crate::ordered::for_each_ordered(&units, threads, threads * 4, work, |outs| {
         outs.into_iter().try_for_each(|g| sink.accept(g))?;
-        if let Some(&(_, seg, _, last)) = consumed.next()
-            && last
-            && release_pages
-        {
-            seg.release_pages();
+        if let Some(&(_, seg, _, true)) = consumed.next() {
+            seg.done_reading(pages);
         }
         Ok(())
     })?;

@@ -6,7 +6,7 @@
 //! its id). SQL's `cql()` and pushed filters run this way.
 
 use anyhow::Result;
-use cqldb_storage::{BitmapKey, PositionFlags, Segment};
+use cqldb_storage::{BitmapKey, Pages, PositionFlags, Segment};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 
@@ -24,9 +24,8 @@ pub(crate) struct Visit {
     /// Decode the games with variations among the matches for their positions' plies
     /// (otherwise each row's ply is its id).
     pub plies: bool,
-    /// Drop each segment's mapped pages once it is listed (see
-    /// [`crate::execute::ExecOptions::release_pages`]).
-    pub release_pages: bool,
+    /// What becomes of each segment's mapped pages once it is listed.
+    pub pages: Pages,
 }
 
 /// Lists the positions each segment's scan found (`(first game number, segment, positions)`)
@@ -41,9 +40,7 @@ pub(crate) fn list_positions(
         .into_par_iter()
         .map(|(_, seg, positions)| {
             let listed = segment_positions(seg, positions, visit);
-            if visit.release_pages {
-                seg.release_pages();
-            }
+            seg.done_reading(visit.pages);
             listed
         })
         .collect();

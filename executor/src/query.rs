@@ -11,7 +11,7 @@ use anyhow::{Result, anyhow};
 use cqldb_indexer::Input;
 use cqldb_planner::plan::rules::optimize;
 use cqldb_planner::plan::{LogicalPlan, PhysicalPlan, RunStats, SinkKind};
-use cqldb_storage::Database;
+use cqldb_storage::{Database, Pages};
 
 use crate::Game;
 use crate::estimate::estimate;
@@ -306,7 +306,10 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
         analyze: r.analyze,
         plies: r.positions != KeptPositions::Ids,
         // A database opened for this run alone is read once.
-        release_pages: matches!(r.source, Source::Db(_)),
+        pages: match r.source {
+            Source::Db(_) => Pages::Release,
+            Source::Pgn(_) | Source::Open(_) => Pages::Keep,
+        },
     };
     match &r.source {
         Source::Pgn(input) => execute_with(plan, &Opened::Pgn(input), sink, opts),

@@ -77,7 +77,7 @@ pub use schema::{
     MoveKind, NO_PARENT, NagRef, PositionFlags, PositionRecord, SCHEMA_VERSION, lenient_position,
 };
 pub use segment::{
-    GameInfo, GameRows, GameSource, IssueRecord, NewGame, Segment, SegmentLayout, SegmentStats,
-    Signatures,
+    GameInfo, GameRows, GameSource, IssueRecord, NewGame, Pages, Segment, SegmentLayout,
+    SegmentStats, Signatures,
 };
 pub use text_dictionary::TextDictionary;

@@ -542,7 +542,7 @@ fn gtql(nodes: u64, naive_nodes: u64, keep: Option<PathBuf>) -> Result<ExitCode>
     let opts = cqldb_executor::gtql::GtqlOptions {
         limit: 0,
         threads,
-        release_pages: false,
+        pages: cqldb_storage::Pages::Keep,
     };
     let counts: Vec<u64> = cqldb_executor::gtql::answer_tree(&mut source, &queries, opts)?
         .answers

@@ -11,8 +11,8 @@ use cqldb_executor::gtql::{
     Answer, GtlSource, GtqlOptions, answer_games, answer_tree, game_names, plan_games,
 };
 use cqldb_planner::gtql::{GtqlNames, GtqlQuery, parse_gtql};
-use cqldb_storage::Database;
 use cqldb_storage::gtl::{AttrKind, Chunk, GtlReader, GtlWriter, ReadAhead, TextLogReader};
+use cqldb_storage::{Database, Pages};
 
 /// Output formats.
 #[derive(Copy, Clone, Debug, clap::ValueEnum)]
@@ -217,7 +217,7 @@ fn query(a: Args) -> Result<ExitCode> {
                 let opts = GtqlOptions {
                     limit: 0,
                     threads: a.threads,
-                    release_pages: true,
+                    pages: Pages::Release,
                 };
                 let out = answer_games(&database, &queries, scan.as_ref(), opts, Some(&mut stats))?;
                 for (text, ans) in texts.iter().zip(&out.answers) {
@@ -251,7 +251,7 @@ fn query(a: Args) -> Result<ExitCode> {
             let opts = GtqlOptions {
                 limit,
                 threads: a.threads,
-                release_pages: true,
+                pages: Pages::Release,
             };
             let out = answer_games(&database, &queries, scan.as_ref(), opts, None)?;
             (texts, out.answers, names.attrs, out.nodes)
@@ -291,7 +291,7 @@ fn query(a: Args) -> Result<ExitCode> {
             let opts = GtqlOptions {
                 limit,
                 threads: a.threads,
-                release_pages: false,
+                pages: Pages::Keep,
             };
             let out = answer_tree(&mut source, &queries, opts)?;
             (texts, out.answers, names.attrs, out.nodes)

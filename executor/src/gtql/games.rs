@@ -7,7 +7,9 @@ use cqldb_planner::plan::bounds::TreeAttr;
 use cqldb_planner::plan::gtql::{IndexedAttr, NO_RESULT, RESULT_CODES, answer_bounds};
 use cqldb_planner::plan::{GameAttr as TagAttr, PositionFlag, RunStats, Scan};
 use cqldb_storage::gtl::{CHUNK_NODES, Chunk};
-use cqldb_storage::{Database, MoveCode, MoveKind, NO_PARENT, PositionFlags, PositionRecord};
+use cqldb_storage::{
+    Database, MoveCode, MoveKind, NO_PARENT, Pages, PositionFlags, PositionRecord,
+};
 use shakmaty::san::{San, SanPlus};
 use shakmaty::{CastlingSide, Role, Square};
 
@@ -324,7 +326,7 @@ pub fn feed_games(
     let feed = Feed {
         listing,
         scan,
-        release_pages: false,
+        pages: Pages::Keep,
     };
     feed_games_measured(db, queries, pass, feed, None)
 }
@@ -336,9 +338,8 @@ pub struct Feed<'a> {
     pub listing: bool,
     /// Only the games with a position in this scan (`None`: every game).
     pub scan: Option<&'a Scan>,
-    /// Drop each segment's pages once its games are fed (see
-    /// [`super::GtqlOptions::release_pages`]).
-    pub release_pages: bool,
+    /// What becomes of each segment's pages once its games are fed.
+    pub pages: Pages,
 }
 
 /// As [`feed_games`], measuring each scan operator and the feed into `stats` (`EXPLAIN
@@ -354,7 +355,7 @@ pub fn feed_games_measured(
     let Feed {
         listing,
         scan,
-        release_pages,
+        pages,
     } = feed;
     let started = std::time::Instant::now();
     let names = game_names();
@@ -434,9 +435,7 @@ pub fn feed_games_measured(
         if let Some(st) = stats.as_deref_mut() {
             st.residual.games += fed;
         }
-        if release_pages {
-            seg.release_pages();
-        }
+        seg.done_reading(pages);
     }
     pass.feed(chunk);
     if let Some(st) = stats {

@@ -16,11 +16,10 @@ pub struct GtqlOptions {
     pub limit: usize,
     /// Threads evaluating the queries.
     pub threads: usize,
-    /// The pass is the only reader of a database opened for it (one command): each
-    /// segment's mapped pages are dropped from the process once its games are fed (see
-    /// `cqldb_storage::Segment::release_pages`), so that the peak does not grow with the
-    /// database (at 10 M games, a pass over every game held 2.7 GB of them).
-    pub release_pages: bool,
+    /// What becomes of each segment's mapped pages once its games are fed: released by a
+    /// command that reads its database once (at 10 M games, a pass over every game held
+    /// 2.7 GB of them), kept by a process that answers many queries.
+    pub pages: cqldb_storage::Pages,
 }
 
 /// What a batch of queries found.
@@ -70,7 +69,7 @@ pub fn answer_games(
         let feed = games::Feed {
             listing,
             scan,
-            release_pages: opts.release_pages,
+            pages: opts.pages,
         };
         games::feed_games_measured(db, queries, &mut pass, feed, stats.as_deref_mut())
     }));

@@ -10,7 +10,7 @@ use crate::bitmap::BitmapKey;
 use crate::catalog::{SegmentEntry, read_catalog};
 use crate::columns::DecodedBlock;
 use crate::error::{Result, StorageError};
-use crate::segment::{GameInfo, IssueRecord, Segment};
+use crate::segment::{GameInfo, IssueRecord, Pages, Segment};
 use crate::tags::TagReader;
 
 /// Totals over a whole database.
@@ -40,15 +40,6 @@ pub struct Database {
     /// The segments' tag indexes, opened when a query needs them and kept within a byte
     /// budget (repeated queries on an open database do not open them again).
     tag_readers: crate::tag_reader_cache::TagReaderCache,
-}
-
-/// What a search does with a segment's pages once it has searched it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Pages {
-    /// Keep them mapped (a process that answers many queries).
-    Keep,
-    /// Drop them from the process (one search, then the process ends).
-    Release,
 }
 
 impl Database {
@@ -184,8 +175,7 @@ impl Database {
     }
 
     /// [`Self::search_tags`] for a process that searches once (a command): each segment's
-    /// pages are dropped from the process once it is searched (see
-    /// [`Segment::release_pages`]), so that the peak does not grow with the number of
+    /// pages are dropped from the process once it is searched ([`Pages::Release`]), so that the peak does not grow with the number of
     /// segments.
     pub fn search_tags_once(&self, query: &str) -> Result<Vec<u64>> {
         self.search_tags_then(query, Pages::Release)
@@ -248,9 +238,7 @@ impl Database {
                 Ok(games) => out.extend(games.into_iter().map(|g| e.first_game + u64::from(g))),
                 Err(err) => found = Err(err),
             }
-            if pages == Pages::Release {
-                segment.release_pages();
-            }
+            segment.done_reading(pages);
         }
         if let Some(unknown) = asked.iter().find(|f| !present.contains(*f)) {
             let tags: Vec<&str> = present

@@ -286,13 +286,30 @@ pub struct GameInfo {
     pub detached_variations: u32,
 }
 
+/// What a reader does with a segment's mapped pages once it is done with the segment
+/// ([`Segment::done_reading`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Pages {
+    /// Keep them mapped: a process that answers many queries (a benchmark, a server, a shell)
+    /// reads them again, and dropping them would only make it fault them in again.
+    #[default]
+    Keep,
+    /// Unmap them from the process (they stay in the kernel's page cache): a run that reads
+    /// the database once (one command), so that its peak does not grow with the number of
+    /// segments it reads.
+    Release,
+}
+
 impl Segment {
-    /// Unmaps the pages read so far from the process (they stay in the kernel's page cache):
-    /// for a run that is done with this segment and will not read it again soon. What the
-    /// segment remembers (checked parts, the bitmap cache) is kept; later reads work as before,
-    /// at the cost of faulting their pages in again.
-    pub fn release_pages(&self) {
-        self.file.release();
+    /// The reader is done with this segment for now: with [`Pages::Release`], the pages read so
+    /// far are unmapped from the process. What the segment remembers (checked parts, the
+    /// bitmap cache) is kept; later reads work as before, at the cost of faulting their pages
+    /// in again.
+    pub fn done_reading(&self, pages: Pages) {
+        match pages {
+            Pages::Keep => {}
+            Pages::Release => self.file.release(),
+        }
     }
 
     /// Opens and verifies a segment file (checksum and archive structure).
