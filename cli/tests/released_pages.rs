@@ -227,3 +227,58 @@ fn a_gtql_pass_that_releases_pages_leaves_none_mapped() {
         }
     }
 }
+
+/// An SQL statement run in a session that releases pages (`cqldb sql`) leaves no segment page
+/// mapped and answers as a session that keeps them, over each way a scan reads: pushed
+/// filters run as CQL, games decoded a chunk at a time (positions, text only), the games'
+/// columns from the index, `cql()` and a join it narrows; and an export leaves none either.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_sql_statement_that_releases_pages_leaves_none_mapped() {
+    use cqldb_sql::{SqlFormat, SqlOptions, SqlSession};
+    let SmallSegments { _tmp, dir, db } = small_segments();
+    let session = |pages| {
+        let opts = SqlOptions {
+            threads: 2,
+            pages,
+            ..SqlOptions::default()
+        };
+        SqlSession::with_options(db.clone(), opts).unwrap()
+    };
+    let (released, kept) = (session(Pages::Release), session(Pages::Keep));
+    let csv = |s: &SqlSession, statement: &str| {
+        let answer = s
+            .query(statement)
+            .unwrap_or_else(|e| panic!("{statement}: {e:#}"));
+        let mut out = Vec::new();
+        cqldb_sql::write(&mut out, &answer, SqlFormat::Csv).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    for statement in [
+        "SELECT count(*), sum(ply) FROM positions WHERE ply > 30 AND in_check",
+        // Nothing decoded: the rows are the pushed query's matches.
+        "SELECT count(*), sum(position) FROM positions WHERE mate",
+        "SELECT count(*), sum(game) FROM games WHERE year > 1900 AND result = '1-0'",
+        "SELECT count(*), sum(ply), sum(depth), max(material) FROM positions WHERE game % 3 = 0",
+        "SELECT count(*), min(white), max(event) FROM games",
+        "SELECT result, count(*), sum(plies) FROM games GROUP BY 1 ORDER BY 1",
+        "SELECT count(*), sum(ply) FROM cql('check')",
+        "SELECT g.white, count(*) FROM cql('mate') m JOIN games g USING (game) GROUP BY 1 ORDER BY 2 DESC, 1",
+        "SELECT count(*), min(san) FROM moves WHERE game % 5 = 1",
+        "SELECT count(*) FROM comments",
+    ] {
+        let answer = csv(&released, statement);
+        let resident = resident_segments(&dir);
+        let left: u64 = resident.iter().map(|r| r.1).sum();
+        assert_eq!(left, 0, "{statement}: pages left mapped: {resident:?}");
+        assert_eq!(answer, csv(&kept, statement), "{statement}");
+        assert!(held(&dir) > 0, "{statement}: nothing was mapped");
+        assert!(answer.lines().count() > 1, "{statement}: no row");
+        db.segments()
+            .for_each(|(_, seg)| seg.done_reading(Pages::Release));
+    }
+    let out = _tmp.path().join("export");
+    let opts = cqldb_sql::export::ExportOptions::default();
+    cqldb_sql::export::export(&db, &dir, &out, &opts, &|_| {}).unwrap();
+    assert_eq!(held(&dir), 0, "the export left pages mapped");
+}

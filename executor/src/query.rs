@@ -29,6 +29,18 @@ pub enum Source {
     Open(std::sync::Arc<Database>),
 }
 
+impl Source {
+    /// What a run over this source does with a segment's pages by default: a database opened
+    /// for the run alone is read once, so they are released; an open one is kept for the
+    /// queries that follow.
+    pub fn pages(&self) -> Pages {
+        match self {
+            Self::Db(_) => Pages::Release,
+            Self::Pgn(_) | Self::Open(_) => Pages::Keep,
+        }
+    }
+}
+
 /// A request that cannot be run as stated (a missing directory, options that contradict):
 /// the binary exits with 2 for it, as for its argument parser's errors, and with 1 for a query
 /// or data error.
@@ -79,6 +91,10 @@ pub struct CqlRun {
     pub positions: KeptPositions,
     /// What the reference program's other options set.
     pub options: QueryOptions,
+    /// What becomes of each segment's mapped pages once the run is done with it: released
+    /// when the database is read once (a command, or one SQL statement), kept by a process
+    /// that answers many queries. [`CqlRun::new`] takes [`Source::pages`].
+    pub pages: Pages,
 }
 
 /// Which of the matched positions' facts a run keeps.
@@ -132,7 +148,6 @@ impl CqlRun {
             query: query.into(),
             query_name: "query".into(),
             prepared: None,
-            source,
             output: None,
             format: MatchFormat::Pgn,
             variations: false,
@@ -145,6 +160,8 @@ impl CqlRun {
             analyze: false,
             positions: KeptPositions::None,
             options: QueryOptions::default(),
+            pages: source.pages(),
+            source,
         }
     }
 }
@@ -305,11 +322,7 @@ pub fn run_plan(r: &CqlRun, plan: PhysicalPlan) -> Result<CqlSummary> {
     let opts = ExecOptions {
         analyze: r.analyze,
         plies: r.positions != KeptPositions::Ids,
-        // A database opened for this run alone is read once.
-        pages: match r.source {
-            Source::Db(_) => Pages::Release,
-            Source::Pgn(_) | Source::Open(_) => Pages::Keep,
-        },
+        pages: r.pages,
     };
     match &r.source {
         Source::Pgn(input) => execute_with(plan, &Opened::Pgn(input), sink, opts),

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use cqldb_executor::query::{CqlRun, KeptPositions, Source};
-use cqldb_storage::Database;
+use cqldb_storage::{Database, Pages};
 use datafusion::arrow::array::{ArrayRef, Int64Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
@@ -29,6 +29,8 @@ use crate::selection::PositionsByGame;
 /// The `cql` table function over one database.
 pub struct CqlFunction {
     db: Arc<Database>,
+    /// The session's policy for the pages its query reads.
+    pages: Pages,
 }
 
 impl std::fmt::Debug for CqlFunction {
@@ -38,13 +40,17 @@ impl std::fmt::Debug for CqlFunction {
 }
 
 impl CqlFunction {
-    pub fn new(db: Arc<Database>) -> Self {
-        Self { db }
+    pub fn new(db: Arc<Database>, pages: Pages) -> Self {
+        Self { db, pages }
     }
 }
 
 /// The matched positions of `query` over `db`: (game, position id, ply), in game order.
-pub fn matched_positions(db: &Arc<Database>, query: &str) -> anyhow::Result<Vec<(u64, u32, u32)>> {
+pub fn matched_positions(
+    db: &Arc<Database>,
+    query: &str,
+    pages: Pages,
+) -> anyhow::Result<Vec<(u64, u32, u32)>> {
     let text = if query.trim_start().starts_with("cql") && query.contains('(') {
         query.to_owned()
     } else {
@@ -53,6 +59,7 @@ pub fn matched_positions(db: &Arc<Database>, query: &str) -> anyhow::Result<Vec<
     let mut run = CqlRun::new(text, Source::Open(db.clone()));
     run.query_name = "cql()".into();
     run.positions = KeptPositions::WithPlies;
+    run.pages = pages;
     Ok(cqldb_executor::query::run(&run)?.positions_matched)
 }
 
@@ -69,7 +76,7 @@ impl TableFunctionImpl for CqlFunction {
             }
         };
         // Game order, as the rule's intersection with other game lists expects.
-        let mut rows = matched_positions(&self.db, &query).map_err(df_error)?;
+        let mut rows = matched_positions(&self.db, &query, self.pages).map_err(df_error)?;
         rows.sort_unstable();
         let schema = Arc::new(Schema::new(vec![
             Field::new("game", DataType::Int64, false),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use cqldb_executor::Game;
 use cqldb_executor::source::game_from_rows;
-use cqldb_storage::{Database, GameInfo};
+use cqldb_storage::{Database, GameInfo, Pages};
 
 /// A decoded game with its provenance.
 pub struct Decoded {
@@ -57,6 +57,14 @@ impl GameSet {
         out
     }
 
+    /// The next game number, if any is left.
+    pub fn front(&self) -> Option<u64> {
+        match self {
+            Self::Range(a, b) => (a < b).then_some(*a),
+            Self::List(l, a, b) => (a < b).then(|| l.get(*a).copied()).flatten(),
+        }
+    }
+
     /// Takes the next `n` game numbers off the front.
     pub fn take(&mut self, n: u64) -> Vec<u64> {
         match self {
@@ -95,24 +103,74 @@ pub struct Chunks {
     db: Arc<Database>,
     set: GameSet,
     reading: Reading,
+    passed: PassedSegments,
 }
 
 impl Chunks {
-    pub fn new(db: Arc<Database>, set: GameSet, reading: Reading) -> Self {
-        Self { db, set, reading }
+    /// `pages`: what becomes of a segment's pages once the chunks have passed it.
+    pub fn new(db: Arc<Database>, set: GameSet, reading: Reading, pages: Pages) -> Self {
+        Self {
+            passed: PassedSegments::new(&db, &set, pages),
+            db,
+            set,
+            reading,
+        }
     }
 
     /// The next chunk's games, in order; `None` when every game was read.
     pub fn next_chunk(&mut self) -> Option<Result<Vec<Decoded>>> {
         let numbers = self.set.take(CHUNK_GAMES);
-        if numbers.is_empty() {
-            return None;
-        }
-        Some(match self.reading {
+        let &last = numbers.last()?;
+        let decoded = match self.reading {
             Reading::Positions => decode(&self.db, &numbers, false),
             Reading::PositionsAndText => decode(&self.db, &numbers, true),
             Reading::TextOnly => decode_text(&self.db, &numbers),
-        })
+        };
+        self.passed.reached(&self.db, last, self.set.front());
+        Some(decoded)
+    }
+}
+
+/// The segments a scan in ascending game order is done with, handed to
+/// [`cqldb_storage::Segment::done_reading`] as it passes them.
+pub struct PassedSegments {
+    pages: Pages,
+    /// Segments before this index (in the database's order) are done with.
+    done: usize,
+}
+
+impl PassedSegments {
+    /// For a scan of `set`: the segments before its first game are not its to release.
+    pub fn new(db: &Database, set: &GameSet, pages: Pages) -> Self {
+        let done = match (pages, set.front()) {
+            (Pages::Keep, _) | (_, None) => 0,
+            (Pages::Release, Some(first)) => db
+                .segments()
+                .take_while(|(e, _)| e.first_game + e.games <= first)
+                .count(),
+        };
+        Self { pages, done }
+    }
+
+    /// The scan has read up to game `last`, and `next` is the next game it will read (`None`:
+    /// it is finished): every segment ending before `next` is done with, and at the end, every
+    /// segment holding a game up to `last`. (Another partition may still read a released
+    /// segment: it faults its pages in again, the answers are the same.)
+    pub fn reached(&mut self, db: &Database, last: u64, next: Option<u64>) {
+        if self.pages == Pages::Keep {
+            return;
+        }
+        for (entry, seg) in db.segments().skip(self.done) {
+            let passed = match next {
+                Some(next) => entry.first_game + entry.games <= next,
+                None => entry.first_game <= last,
+            };
+            if !passed {
+                break;
+            }
+            seg.done_reading(self.pages);
+            self.done += 1;
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
 use cqldb_storage::output_file::AtomicFile;
-use cqldb_storage::{Database, SegmentEntry};
+use cqldb_storage::{Database, Pages, SegmentEntry};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
@@ -227,7 +227,8 @@ fn export_segment(
         writers.push((t, columns, schema, writer, path));
     }
     let set = GameSet::Range(entry.first_game, entry.first_game + entry.games);
-    let mut chunks = Chunks::new(db.clone(), set, Reading::PositionsAndText);
+    // An export reads each segment once, whoever asks for it: its pages are released after.
+    let mut chunks = Chunks::new(db.clone(), set, Reading::PositionsAndText, Pages::Release);
     let mut rows = vec![0u64; writers.len()];
     while let Some(games) = chunks.next_chunk() {
         let games = games?;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 use cqldb_executor::query::{CqlRun, KeptPositions, Source};
-use cqldb_storage::Database;
+use cqldb_storage::{Database, Pages};
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -27,7 +27,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, StatisticsArgs,
 };
 
-use crate::decode::{Chunks, GameSet, Reading, game_count};
+use crate::decode::{Chunks, GameSet, PassedSegments, Reading, game_count};
 use crate::pushdown::{Piece, Pushed, piece};
 use crate::selection::Selection;
 use crate::tables::Table;
@@ -44,6 +44,8 @@ pub struct ChessTable {
     /// And of their rows only these (same rule; `positions` and `moves`, when no pushed
     /// filter selects rows already).
     restrict_rows: Selection,
+    /// What a scan does with a segment's pages once past it (the session's policy).
+    pages: Pages,
     /// Rows the session's scans produced (what the benchmark reports against table sizes).
     scanned: Arc<AtomicU64>,
 }
@@ -56,13 +58,20 @@ impl fmt::Debug for ChessTable {
 
 impl ChessTable {
     /// `scanned` counts the rows the table's scans produce (shared by a session's tables).
-    pub fn new(table: Table, db: Arc<Database>, pushdown: bool, scanned: Arc<AtomicU64>) -> Self {
+    pub fn new(
+        table: Table,
+        db: Arc<Database>,
+        pushdown: bool,
+        pages: Pages,
+        scanned: Arc<AtomicU64>,
+    ) -> Self {
         Self {
             table,
             db,
             pushdown,
             restrict: None,
             restrict_rows: Selection::Every,
+            pages,
             scanned,
         }
     }
@@ -75,6 +84,7 @@ impl ChessTable {
             pushdown: self.pushdown,
             restrict: Some(games),
             restrict_rows: rows,
+            pages: self.pages,
             scanned: self.scanned.clone(),
         }
     }
@@ -139,7 +149,7 @@ impl TableProvider for ChessTable {
                 None => only.to_vec(),
             });
         }
-        let mut found = find(&self.db, self.table, &pushed).map_err(df_error)?;
+        let mut found = find(&self.db, self.table, &pushed, self.pages).map_err(df_error)?;
         if matches!(found.keep, Selection::Every)
             && matches!(self.table, Table::Positions | Table::Moves)
         {
@@ -168,6 +178,7 @@ impl TableProvider for ChessTable {
                     columns: columns.clone(),
                     schema: schema.clone(),
                     reading,
+                    pages: self.pages,
                     scanned: self.scanned.clone(),
                 }) as Arc<dyn PartitionStream>
             })
@@ -191,7 +202,7 @@ struct Found {
 }
 
 /// Runs the pushed filters' CQL query (if any) for the games and positions to read.
-fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Found> {
+fn find(db: &Arc<Database>, table: Table, pushed: &Pushed, pages: Pages) -> anyhow::Result<Found> {
     let end = game_count(db) + 1;
     let (lo, hi) = (pushed.lo.max(1), pushed.hi.saturating_add(1).min(end));
     let in_range = |g: &u64| (lo..hi).contains(g);
@@ -229,6 +240,7 @@ fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Fou
     let positions = matches!(table, Table::Positions | Table::Moves);
     let mut run = CqlRun::new(format!("cql(variations)\n{body}"), Source::Open(db.clone()));
     run.query_name = "pushed filters".into();
+    run.pages = pages;
     // Only ids: the scan reads the games it needs itself.
     run.positions = if positions {
         KeptPositions::Ids
@@ -242,7 +254,7 @@ fn find(db: &Arc<Database>, table: Table, pushed: &Pushed) -> anyhow::Result<Fou
     let summary = cqldb_executor::query::run_plan(&run, plan)?;
     let mut matched = summary.matched.into_vec();
     if table == Table::Games {
-        matched.extend(games_without_positions(db, lo, hi)?);
+        matched.extend(games_without_positions(db, lo, hi, pages)?);
     }
     matched.sort_unstable();
     matched.dedup();
@@ -300,7 +312,12 @@ fn estimated_rows(db: &Database, table: Table, found: &Found) -> Option<usize> {
 
 /// The games numbered `lo..hi` that have no position (their setup could not be read), which
 /// no CQL filter can match.
-fn games_without_positions(db: &Database, lo: u64, hi: u64) -> cqldb_storage::Result<Vec<u64>> {
+fn games_without_positions(
+    db: &Database,
+    lo: u64,
+    hi: u64,
+    pages: Pages,
+) -> cqldb_storage::Result<Vec<u64>> {
     let mut out = Vec::new();
     let mut first = 1u64;
     for (entry, seg) in db.segments() {
@@ -313,6 +330,7 @@ fn games_without_positions(db: &Database, lo: u64, hi: u64) -> cqldb_storage::Re
                     out.push(g);
                 }
             }
+            seg.done_reading(pages);
         }
         first = end;
     }
@@ -342,6 +360,7 @@ struct ChunkStream {
     columns: Vec<usize>,
     schema: SchemaRef,
     reading: Reading,
+    pages: Pages,
     scanned: Arc<AtomicU64>,
 }
 
@@ -371,7 +390,7 @@ impl PartitionStream for ChunkStream {
         {
             return self.matched_ids_only(map.clone());
         }
-        let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.reading);
+        let mut chunks = Chunks::new(self.db.clone(), self.set.clone(), self.reading, self.pages);
         let (table, keep, columns, schema, scanned) = (
             self.table,
             self.keep.clone(),
@@ -427,13 +446,15 @@ impl ChunkStream {
     fn indexed_games(&self) -> SendableRecordBatchStream {
         let mut set = self.set.clone();
         let mut reader = IndexedGames::new(self.db.clone(), self.columns.clone());
+        let db = self.db.clone();
+        let mut passed = PassedSegments::new(&db, &set, self.pages);
         let (schema, scanned) = (self.schema.clone(), self.scanned.clone());
         let batches = std::iter::from_fn(move || {
             let numbers = set.take(crate::decode::CHUNK_GAMES);
-            if numbers.is_empty() {
-                return None;
-            }
-            let groups = match reader.arrays(&numbers) {
+            let &last = numbers.last()?;
+            let groups = reader.arrays(&numbers);
+            passed.reached(&db, last, set.front());
+            let groups = match groups {
                 Ok(g) => g,
                 Err(e) => return Some(vec![Err(df_error(e))]),
             };

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
-use cqldb_storage::Database;
+use cqldb_storage::{Database, Pages};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -21,6 +21,10 @@ pub struct SqlOptions {
     pub pushdown: bool,
     /// Partitions per scan and worker threads (default: the cores).
     pub threads: usize,
+    /// What a scan does with a segment's mapped pages once it has passed the segment: kept by
+    /// default (a shell or a server reads them again), released by a session that runs one
+    /// statement (`cqldb sql`), so that its peak does not grow with the database.
+    pub pages: Pages,
 }
 
 impl Default for SqlOptions {
@@ -28,6 +32,7 @@ impl Default for SqlOptions {
         Self {
             pushdown: true,
             threads: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            pages: Pages::Keep,
         }
     }
 }
@@ -73,6 +78,7 @@ impl SqlSession {
                     t,
                     db.clone(),
                     opts.pushdown,
+                    opts.pages,
                     scanned.clone(),
                 )),
             )
@@ -80,7 +86,10 @@ impl SqlSession {
         }
         ctx.register_udtf(
             "cql",
-            Arc::new(crate::cql_function::CqlFunction::new(db.clone())),
+            Arc::new(crate::cql_function::CqlFunction::new(
+                db.clone(),
+                opts.pages,
+            )),
         );
         for f in crate::functions::all(&db) {
             ctx.register_udf(f);

@@ -61,6 +61,7 @@ fn session(db: &Arc<Database>) -> SqlSession {
         SqlOptions {
             pushdown: true,
             threads: 2,
+            ..Default::default()
         },
     )
     .expect("session")

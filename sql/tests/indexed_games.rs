@@ -130,6 +130,7 @@ fn session(text: &str, dir: &std::path::Path) -> SqlSession {
         SqlOptions {
             pushdown: true,
             threads: 2,
+            ..Default::default()
         },
     )
     .unwrap()

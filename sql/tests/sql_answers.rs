@@ -48,6 +48,7 @@ fn fixture() -> &'static Fixture {
         let opts = |pushdown| SqlOptions {
             pushdown,
             threads: 2,
+            ..Default::default()
         };
         Fixture {
             pushed: SqlSession::with_options(db.clone(), opts(true)).unwrap(),

@@ -317,6 +317,7 @@ fn fixture() -> &'static Fixture {
             SqlOptions {
                 pushdown: true,
                 threads: 2,
+                ..Default::default()
             },
         )
         .unwrap();

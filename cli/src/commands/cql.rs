@@ -355,6 +355,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         query,
         query_name: name,
         prepared: Some(parsed),
+        pages: source.pages(),
         source,
         output: output.clone(),
         format: args.format,

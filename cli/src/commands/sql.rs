@@ -22,7 +22,12 @@ pub fn run(
     output: Option<&PathBuf>,
 ) -> Result<ExitCode> {
     let database = Arc::new(Database::open(db)?);
-    let session = SqlSession::open(database)?;
+    // One statement: each segment's pages are dropped once its scans are past it.
+    let opts = cqldb_sql::SqlOptions {
+        pages: cqldb_storage::Pages::Release,
+        ..Default::default()
+    };
+    let session = SqlSession::with_options(database, opts)?;
     let answer = match session.query(statement) {
         Ok(a) => a,
         Err(e) => {
