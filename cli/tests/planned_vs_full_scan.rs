@@ -497,6 +497,44 @@ proptest! {
     }
 }
 
+/// Intersections whose smallest operand is a piece on a square held by between 1/512 and
+/// 1/128 of a segment's positions: their games are found window by window without making
+/// their set of positions (`WindowGames` in `executor/src/found.rs`). Such pieces on squares
+/// of the corpus, beside each flag in turn, with and without variations, give the full
+/// scan's games, output and count.
+#[test]
+fn conjunctions_led_by_a_middling_bitmap_agree() {
+    use cqldb_storage::{BitmapKey, Database};
+    use shakmaty::{Color, Role, Square};
+    let f = fixture();
+    let db = Database::open(&f.db).unwrap();
+    let mut picked = std::collections::BTreeSet::new();
+    for (_, seg) in db.segments() {
+        let universe = seg.positions();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for square in Square::ALL {
+                    let n = seg.bitmap_len(BitmapKey::Piece(color, role, square));
+                    if n * 512 > universe && n * 128 < universe {
+                        let piece = role.of(color).char();
+                        picked.insert(format!("{piece}{square}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(picked.len() >= 8, "too few middling bitmaps: {picked:?}");
+    let flags = ["wtm", "mainline", "btm", "check"];
+    // About 40 of them, spread over the pieces and squares: each pair of runs is a full scan.
+    let step = picked.len().div_ceil(40);
+    for (i, p) in picked.iter().step_by(step).enumerate() {
+        let query = format!("cql() {p} {}", flags[i % flags.len()]);
+        for variations in [false, true] {
+            compare(&query, &f.db, variations, &pruning_rules(), &f.work).unwrap();
+        }
+    }
+}
+
 /// A rule with a classic bug: it takes the lower bound for the upper one (as if every
 /// filter were exact), dropping candidates.
 struct PlantedBug;

@@ -5,7 +5,9 @@ use cqldb_planner::plan::Scan;
 use cqldb_storage::BitmapKey;
 
 use super::SegmentScan;
-use crate::found::Found;
+use roaring::RoaringBitmap;
+
+use crate::found::{Found, WindowGames};
 use crate::positions::{Positions, WindowedPositions, few_to_roaring};
 
 impl SegmentScan<'_> {
@@ -60,5 +62,19 @@ impl SegmentScan<'_> {
             }
             p => p,
         }))
+    }
+
+    /// The games with a position in every bitmap of `lead`, when nothing else is asked of
+    /// the intersection: found window by window, without making its set of positions.
+    pub(super) fn and_windows_games(
+        &mut self,
+        lead: &[(usize, BitmapKey)],
+    ) -> cqldb_storage::Result<RoaringBitmap> {
+        let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
+        let universe = self.layout.universe_len();
+        let mut games = WindowGames::new(&self.layout);
+        self.seg
+            .bitmaps_and(&keys, universe, &mut |base, words| games.push(base, words))?;
+        Ok(games.finish())
     }
 }
