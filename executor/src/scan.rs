@@ -83,28 +83,8 @@ impl<'a> SegmentScan<'a> {
         scan: &Scan,
         stats: &mut Vec<OpStats>,
     ) -> cqldb_storage::Result<RoaringBitmap> {
-        // An intersection of stored bitmaps read together a window at a time, the smallest
-        // sparse, gives its games straight from the windows (`Qd4` over the main line). A
-        // denser one is faster made dense and its games found by the branch-free pass over
-        // every game (`wtm check`).
-        if let Scan::And(xs) = scan {
-            let t = Instant::now();
-            let order = self.and_order(xs);
-            let sparse = order.first().is_some_and(|&i| {
-                self.estimated_len(&xs[i]).is_some_and(|n| {
-                    n.saturating_mul(DENSE) < u64::from(self.layout.universe_len())
-                })
-            });
-            let lead = if sparse {
-                self.window_lead(xs, &order)?
-            } else {
-                Vec::new()
-            };
-            if !lead.is_empty() && lead.len() == xs.len() {
-                let games = self.and_windows_games(&lead)?;
-                self.record(stats, 0, &Found::games(games.clone()), t);
-                return Ok(games);
-            }
+        if let Some(games) = self.window_games(scan, stats)? {
+            return Ok(games);
         }
         let mut index = 0;
         let found = self.eval_at(scan, stats, &mut index)?;

@@ -1,14 +1,17 @@
 //! An intersection's leading stored bitmaps read together, a window of 65,536 positions at a
-//! time (`cqldb_storage::bitmap_window`): which operands qualify, and the set they make.
+//! time (`cqldb_storage::bitmap_window`): which operands qualify, and the set they make (or
+//! only its games).
 
-use cqldb_planner::plan::Scan;
+use std::time::Instant;
+
+use cqldb_planner::plan::{OpStats, Scan};
 use cqldb_storage::BitmapKey;
-
-use super::SegmentScan;
+use cqldb_storage::bitmap_window::WINDOW_WORDS;
 use roaring::RoaringBitmap;
 
+use super::SegmentScan;
 use crate::found::{Found, WindowGames};
-use crate::positions::{Positions, WindowedPositions, few_to_roaring};
+use crate::positions::{DENSE, Positions, WindowedPositions, few_to_roaring};
 
 impl SegmentScan<'_> {
     /// The operands (indices into `xs`, in `order`, with their keys) that an intersection
@@ -49,11 +52,8 @@ impl SegmentScan<'_> {
         &mut self,
         lead: &[(usize, BitmapKey)],
     ) -> cqldb_storage::Result<Found> {
-        let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
-        let universe = self.layout.universe_len();
-        let mut found = WindowedPositions::new(universe);
-        self.seg
-            .bitmaps_and(&keys, universe, &mut |base, words| found.push(base, words))?;
+        let mut found = WindowedPositions::new(self.layout.universe_len());
+        self.for_each_window(lead, &mut |base, words| found.push(base, words))?;
         let kept = found.len();
         Ok(Found::set(match found.finish() {
             // Sparse once few are left, as after an intersection of dense sets.
@@ -64,17 +64,57 @@ impl SegmentScan<'_> {
         }))
     }
 
+    /// The candidate games of `scan` when it is an intersection of stored bitmaps read together
+    /// a window at a time, the smallest sparse: straight from the windows (`Qd4` over the main
+    /// line). `None` for any other scan, and for a denser intersection, which is faster made
+    /// dense and its games found by the branch-free pass over every game (`wtm check`).
+    pub(super) fn window_games(
+        &mut self,
+        scan: &Scan,
+        stats: &mut Vec<OpStats>,
+    ) -> cqldb_storage::Result<Option<RoaringBitmap>> {
+        let Scan::And(xs) = scan else {
+            return Ok(None);
+        };
+        let t = Instant::now();
+        let order = self.and_order(xs);
+        let universe = u64::from(self.layout.universe_len());
+        let sparse = order.first().is_some_and(|&i| {
+            self.estimated_len(&xs[i])
+                .is_some_and(|n| n.saturating_mul(DENSE) < universe)
+        });
+        let lead = if sparse {
+            self.window_lead(xs, &order)?
+        } else {
+            Vec::new()
+        };
+        if lead.is_empty() || lead.len() < xs.len() {
+            return Ok(None);
+        }
+        let games = self.and_windows_games(&lead)?;
+        self.record(stats, 0, &Found::games(games.clone()), t);
+        Ok(Some(games))
+    }
+
     /// The games with a position in every bitmap of `lead`, when nothing else is asked of
     /// the intersection: found window by window, without making its set of positions.
-    pub(super) fn and_windows_games(
+    fn and_windows_games(
         &mut self,
         lead: &[(usize, BitmapKey)],
     ) -> cqldb_storage::Result<RoaringBitmap> {
-        let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
-        let universe = self.layout.universe_len();
         let mut games = WindowGames::new(&self.layout);
-        self.seg
-            .bitmaps_and(&keys, universe, &mut |base, words| games.push(base, words))?;
+        self.for_each_window(lead, &mut |base, words| games.push(base, words))?;
         Ok(games.finish())
+    }
+
+    /// Hands `sink` the positions in every bitmap of `lead`, a window at a time.
+    fn for_each_window(
+        &self,
+        lead: &[(usize, BitmapKey)],
+        sink: &mut dyn FnMut(u32, &[u64; WINDOW_WORDS]),
+    ) -> cqldb_storage::Result<()> {
+        let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
+        self.seg
+            .bitmaps_and(&keys, self.layout.universe_len(), sink)
     }
 }
