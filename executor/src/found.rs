@@ -395,8 +395,12 @@ impl<'l> WindowGames<'l> {
     }
 
     pub fn finish(self) -> RoaringBitmap {
-        // Ascending and distinct by construction.
-        RoaringBitmap::from_sorted_iter(self.found).unwrap_or_default()
+        // Ascending and distinct by construction; were they not, the games are still all
+        // given (collected unordered), never an empty set.
+        match RoaringBitmap::from_sorted_iter(self.found.iter().copied()) {
+            Ok(games) => games,
+            Err(_) => self.found.into_iter().collect(),
+        }
     }
 }
 
