@@ -76,6 +76,13 @@ impl SegmentScan<'_> {
         let Scan::And(xs) = scan else {
             return Ok(None);
         };
+        // Only an intersection of stored bitmaps alone qualifies: any other is ordered and
+        // read by `and`, and is not ordered here first for nothing.
+        for x in xs {
+            if self.single_key(x)?.is_none() {
+                return Ok(None);
+            }
+        }
         let t = Instant::now();
         let order = self.and_order(xs);
         let universe = u64::from(self.layout.universe_len());

@@ -175,8 +175,8 @@ impl Database {
     }
 
     /// [`Self::search_tags`] for a process that searches once (a command): each segment's
-    /// pages are dropped from the process once it is searched ([`Pages::Release`]), so that the peak does not grow with the number of
-    /// segments.
+    /// pages are dropped from the process once it is searched ([`Pages::Release`]), so that
+    /// the peak does not grow with the number of segments.
     pub fn search_tags_once(&self, query: &str) -> Result<Vec<u64>> {
         self.search_tags_then(query, Pages::Release)
     }
