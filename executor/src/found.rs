@@ -338,8 +338,7 @@ fn sparse_games_of<const B: usize>(starts: &[u32], positions: &RoaringBitmap) ->
             i += first_at_or_after(&batch[i..], end);
         }
     }
-    // Ascending and distinct by construction.
-    RoaringBitmap::from_sorted_iter(found).unwrap_or_default()
+    games_found(found)
 }
 
 /// The games of a set of positions handed over a window of words at a time, in ascending order
@@ -395,12 +394,16 @@ impl<'l> WindowGames<'l> {
     }
 
     pub fn finish(self) -> RoaringBitmap {
-        // Ascending and distinct by construction; were they not, the games are still all
-        // given (collected unordered), never an empty set.
-        match RoaringBitmap::from_sorted_iter(self.found.iter().copied()) {
-            Ok(games) => games,
-            Err(_) => self.found.into_iter().collect(),
-        }
+        games_found(self.found)
+    }
+}
+
+/// The games a search found, ascending and distinct by construction; were they not, the games
+/// are still all given (collected unordered), never an empty set.
+fn games_found(found: Vec<u32>) -> RoaringBitmap {
+    match RoaringBitmap::from_sorted_iter(found.iter().copied()) {
+        Ok(games) => games,
+        Err(_) => found.into_iter().collect(),
     }
 }
 
