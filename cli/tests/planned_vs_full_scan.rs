@@ -72,8 +72,11 @@ fn compare(
     rules: &[&dyn Rule],
     tmp: &Path,
 ) -> Result<bool, String> {
-    let planned_out = tmp.join("planned.pgn");
-    let full_out = tmp.join("full.pgn");
+    // Tests run in parallel and share the fixture's work directory: each comparison writes
+    // its outputs in a directory of its own.
+    let own = tempfile::tempdir_in(tmp).map_err(|e| e.to_string())?;
+    let planned_out = own.path().join("planned.pgn");
+    let full_out = own.path().join("full.pgn");
     let r = cql_run(query, db, variations, false, &planned_out);
     let Ok(logical) = logical_plan(&r) else {
         return Ok(false);
@@ -1084,53 +1087,83 @@ fn index_edge_cases_agree() {
     }
 }
 
-/// The games a segment keeps per flag and line are the games of the flag's positions there
-/// (on the main line): what a segment written before them gives, read from the positions.
+/// The games a segment keeps per flag, line and side to move are the games of the flag's
+/// positions there (on the main line, with that side to move): what a segment written before
+/// them gives, read from the positions.
 #[test]
 fn flag_games_are_the_games_of_the_flag_s_positions() {
     use cqldb_planner::plan::{GameLine, PositionFlag};
+    use shakmaty::Color;
     let f = fixture();
     let db = cqldb_storage::Database::open(&f.db).unwrap();
     let mut nonempty = 0;
-    for (_, seg) in db.segments() {
-        for flag in [
-            PositionFlag::Check,
-            PositionFlag::Mate,
+    let flags = [
+        (PositionFlag::Check, cqldb_storage::PositionFlags::CHECK),
+        (PositionFlag::Mate, cqldb_storage::PositionFlags::MATE),
+        (
             PositionFlag::Stalemate,
-        ] {
+            cqldb_storage::PositionFlags::STALEMATE,
+        ),
+    ];
+    for (_, seg) in db.segments() {
+        for (flag, storage_flag) in flags {
             for line in [GameLine::Main, GameLine::Anywhere] {
-                let storage_line = match line {
-                    GameLine::Main => cqldb_storage::GameLine::Main,
-                    GameLine::Anywhere => cqldb_storage::GameLine::Anywhere,
-                };
-                let storage_flag = [
-                    (PositionFlag::Check, cqldb_storage::PositionFlags::CHECK),
-                    (PositionFlag::Mate, cqldb_storage::PositionFlags::MATE),
-                    (
-                        PositionFlag::Stalemate,
-                        cqldb_storage::PositionFlags::STALEMATE,
-                    ),
-                ]
-                .into_iter()
-                .find_map(|(f, s)| (f == flag).then_some(s))
-                .expect("a flag with game bitmaps");
-                let key = cqldb_storage::BitmapKey::flag_games(storage_flag, storage_line);
-                assert!(seg.has_bitmap(key).unwrap(), "{key:?} written");
-                let positions = match line {
-                    GameLine::Main => {
-                        Scan::And(vec![Scan::Flag(flag), Scan::Flag(PositionFlag::Mainline)])
+                for side in [None, Some(Color::White), Some(Color::Black)] {
+                    let storage_line = match line {
+                        GameLine::Main => cqldb_storage::GameLine::Main,
+                        GameLine::Anywhere => cqldb_storage::GameLine::Anywhere,
+                    };
+                    let key =
+                        cqldb_storage::BitmapKey::flag_games(storage_flag, storage_line, side);
+                    assert!(seg.has_bitmap(key).unwrap(), "{key:?} written");
+                    let mut positions = vec![Scan::Flag(flag)];
+                    if line == GameLine::Main {
+                        positions.push(Scan::Flag(PositionFlag::Mainline));
                     }
-                    GameLine::Anywhere => Scan::Flag(flag),
-                };
-                let mut scan = cqldb_executor::scan::SegmentScan::new(seg, 1).unwrap();
-                let stored = scan
-                    .eval_games(&Scan::FlagGames { flag, line }, &mut Vec::new())
-                    .unwrap();
-                let from_positions = scan.eval_games(&positions, &mut Vec::new()).unwrap();
-                assert_eq!(stored, from_positions, "{flag:?} {line:?}");
-                nonempty += usize::from(!stored.is_empty());
+                    let wtm = Scan::Flag(PositionFlag::WhiteToMove);
+                    match side {
+                        None => {}
+                        Some(Color::White) => positions.push(wtm),
+                        Some(Color::Black) => positions.push(Scan::Not(Box::new(wtm))),
+                    }
+                    let mut scan = cqldb_executor::scan::SegmentScan::new(seg, 1).unwrap();
+                    let games = Scan::FlagGames { flag, line, side };
+                    let stored = scan.eval_games(&games, &mut Vec::new()).unwrap();
+                    let from_positions = scan
+                        .eval_games(&Scan::And(positions), &mut Vec::new())
+                        .unwrap();
+                    assert_eq!(stored, from_positions, "{flag:?} {line:?} {side:?}");
+                    nonempty += usize::from(!stored.is_empty());
+                }
             }
         }
     }
-    assert!(nonempty >= 5, "the corpus has checks, mates and stalemates");
+    assert!(
+        nonempty >= 12,
+        "the corpus has checks, mates and stalemates of both sides"
+    );
+}
+
+/// A flag beside the side to move (`btm mate`: White mates) takes the games from the sided
+/// game bitmaps: the full scan's games, output and count, for each flag and side, alone,
+/// beside a whole-game set, in a union of flags, with and without variations.
+#[test]
+fn flags_beside_the_side_to_move_agree() {
+    let f = fixture();
+    let mut queries = Vec::new();
+    for side in ["wtm", "btm"] {
+        for flag in ["check", "mate", "stalemate"] {
+            queries.push(format!("cql() {side} {flag}"));
+            queries.push(format!("cql() {flag} {side} result 1-0"));
+            queries.push(format!("cql() mainline {side} {flag}"));
+        }
+        queries.push(format!("cql() (mate or stalemate) {side}"));
+        queries.push(format!("cql() {side} check player white \"a\""));
+    }
+    for query in queries {
+        for variations in [false, true] {
+            compare(&query, &f.db, variations, &pruning_rules(), &f.work)
+                .unwrap_or_else(|e| panic!("{query} (variations: {variations}): {e}"));
+        }
+    }
 }

@@ -8,9 +8,7 @@
 
 use std::time::Instant;
 
-use cqldb_planner::plan::{
-    GameAttr, GameLine, MaterialTest, MoveOf, MoveTraits, OpStats, PositionFlag, Scan,
-};
+use cqldb_planner::plan::{GameAttr, MaterialTest, MoveOf, MoveTraits, OpStats, Scan};
 use cqldb_storage::move_features::{MoveFeature, MoveSide};
 use cqldb_storage::tags::TagReader;
 use cqldb_storage::{Bitboards, BitmapKey, GameResult, PositionFlags, Segment};
@@ -18,6 +16,8 @@ use roaring::{MultiOps, RoaringBitmap};
 
 mod board;
 use board::Board;
+mod flags;
+use flags::{flag, flag_games_key, flag_positions};
 mod material;
 mod signature_search;
 mod window;
@@ -172,14 +172,18 @@ impl<'a> SegmentScan<'a> {
                     }
                 }
             }
-            Scan::FlagGames { flag: f, line } => {
-                let key = flag_games_key(*f, *line);
+            Scan::FlagGames {
+                flag: f,
+                line,
+                side,
+            } => {
+                let key = flag_games_key(*f, *line, *side);
                 if self.seg.has_bitmap(key)? {
                     Found::games(self.seg.bitmap(key)?)
                 } else {
                     // A segment from before the game bitmaps: the flag's positions, their
                     // games (measured as this operator's).
-                    let positions = flag_positions(*f, *line);
+                    let positions = flag_positions(*f, *line, *side);
                     let inner = self.eval_at(&positions, &mut Vec::new(), &mut 0)?;
                     Found::games(self.layout.games_in(&inner))
                 }
@@ -437,8 +441,12 @@ impl<'a> SegmentScan<'a> {
                 Some(games.saturating_mul(self.positions_per_game()))
             }
             Scan::Flag(f) => Some(self.seg.bitmap_len(BitmapKey::flag(flag(*f)))),
-            Scan::FlagGames { flag: f, line } => {
-                let key = flag_games_key(*f, *line);
+            Scan::FlagGames {
+                flag: f,
+                line,
+                side,
+            } => {
+                let key = flag_games_key(*f, *line, *side);
                 if self.seg.has_bitmap(key).ok()? {
                     Some(
                         self.seg
@@ -446,7 +454,7 @@ impl<'a> SegmentScan<'a> {
                             .saturating_mul(self.positions_per_game()),
                     )
                 } else {
-                    self.estimated_len(&flag_positions(*f, *line))
+                    self.estimated_len(&flag_positions(*f, *line, *side))
                 }
             }
             Scan::Pieces { pieces, squares } => Some(
@@ -494,8 +502,12 @@ impl<'a> SegmentScan<'a> {
                 .ok()?
                 .map(|key| StoredSize::Positions(self.seg.bitmap_len(key))),
             Scan::GameNumbers(lo, hi) => Some(StoredSize::Games(self.game_numbers(*lo, *hi).len())),
-            Scan::FlagGames { flag: f, line } => {
-                let key = flag_games_key(*f, *line);
+            Scan::FlagGames {
+                flag: f,
+                line,
+                side,
+            } => {
+                let key = flag_games_key(*f, *line, *side);
                 if self.seg.has_bitmap(key).ok()? {
                     Some(StoredSize::Games(self.seg.bitmap_len(key)))
                 } else {
@@ -740,36 +752,6 @@ fn piece_keys(pieces: u16, squares: u64) -> impl Iterator<Item = BitmapKey> {
 /// Advances `index` past a scan that was not evaluated (an `and` already empty).
 fn skip(scan: &Scan, index: &mut usize) {
     scan.visit(&mut |_| *index += 1);
-}
-
-/// The key of the games with `f` on `line`.
-fn flag_games_key(f: PositionFlag, line: GameLine) -> BitmapKey {
-    let line = match line {
-        GameLine::Main => cqldb_storage::GameLine::Main,
-        GameLine::Anywhere => cqldb_storage::GameLine::Anywhere,
-    };
-    BitmapKey::flag_games(flag(f), line)
-}
-
-/// The positions whose games [`Scan::FlagGames`] names.
-fn flag_positions(f: PositionFlag, line: GameLine) -> Scan {
-    match line {
-        GameLine::Main => Scan::And(vec![Scan::Flag(f), Scan::Flag(PositionFlag::Mainline)]),
-        GameLine::Anywhere => Scan::Flag(f),
-    }
-}
-
-fn flag(f: PositionFlag) -> PositionFlags {
-    match f {
-        PositionFlag::Check => PositionFlags::CHECK,
-        PositionFlag::Mate => PositionFlags::MATE,
-        PositionFlag::Stalemate => PositionFlags::STALEMATE,
-        PositionFlag::Initial => PositionFlags::INITIAL,
-        PositionFlag::Terminal => PositionFlags::TERMINAL,
-        PositionFlag::Mainline => PositionFlags::MAINLINE,
-        PositionFlag::VirtualMainline => PositionFlags::VIRTUAL_MAINLINE,
-        PositionFlag::WhiteToMove => PositionFlags::WHITE_TO_MOVE,
-    }
 }
 
 /// Piece index `i` of a designator: white P N B R Q K, then black.

@@ -11,6 +11,7 @@ use crate::runs::{BatchRuns, RunFinder};
 use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags};
 use crate::segment::{IssueRecord, NewGame};
 use crate::text_dictionary::TextDictionary;
+use shakmaty::Color;
 use std::sync::Arc;
 
 /// zstd level of game text (text is read rarely and is most of the input, so compress well).
@@ -60,36 +61,38 @@ pub struct BatchGame {
     pub tags: Vec<(String, String)>,
 }
 
-/// The flags some position of a game carries, on its main line and anywhere in its tree.
+/// The flags some position of a game carries, on its main line and anywhere in its tree, per
+/// side to move in that position.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameFlags {
-    /// The union of the main-line positions' flags.
-    pub main_line: PositionFlags,
-    /// The union of every position's flags.
-    pub anywhere: PositionFlags,
+    /// The union of the flags of the positions on each line ([`GameLine`] order) with each side
+    /// to move (`Color` order: Black, White).
+    by_line_and_side: [[PositionFlags; 2]; 2],
 }
 
 impl GameFlags {
     /// The flags of a game whose positions carry `flags`.
     pub fn of(flags: impl IntoIterator<Item = PositionFlags>) -> Self {
-        let (mut main_line, mut anywhere) = (0, 0);
+        let mut by = [[0u16; 2]; 2];
         for f in flags {
-            anywhere |= f.0;
+            let side = usize::from(f.contains(PositionFlags::WHITE_TO_MOVE));
+            by[GameLine::Anywhere as usize][side] |= f.0;
             if f.contains(PositionFlags::MAINLINE) {
-                main_line |= f.0;
+                by[GameLine::Main as usize][side] |= f.0;
             }
         }
         Self {
-            main_line: PositionFlags(main_line),
-            anywhere: PositionFlags(anywhere),
+            by_line_and_side: by.map(|sides| sides.map(PositionFlags)),
         }
     }
 
-    /// The flags on `line`.
-    pub fn on(self, line: GameLine) -> PositionFlags {
-        match line {
-            GameLine::Main => self.main_line,
-            GameLine::Anywhere => self.anywhere,
+    /// The flags on `line` of the positions with `side` to move (`None`: either side).
+    pub fn on(self, line: GameLine, side: Option<Color>) -> PositionFlags {
+        let [black, white] = self.by_line_and_side[line as usize];
+        match side {
+            None => PositionFlags(black.0 | white.0),
+            Some(Color::White) => white,
+            Some(Color::Black) => black,
         }
     }
 }

@@ -16,7 +16,9 @@ use crate::runs::{BatchRuns, DENSE_SLOTS, SIDE_TO_MOVE_SLOT, slot_key};
 use crate::schema::{ELO_BAND_WIDTH, GameMeta, GameResult, PositionFlags, date_year, rating};
 
 use crate::batch::GameFlags;
-pub use crate::bitmap_key::{BitmapKey, GAME_FLAGS, GameLine, MIN_BOARD_REPEATS, move_bit};
+pub use crate::bitmap_key::{
+    BitmapKey, FLAG_SIDES, GAME_FLAGS, GameLine, MIN_BOARD_REPEATS, move_bit,
+};
 
 /// Every result, in key order.
 const RESULTS: [GameResult; 4] = [
@@ -83,9 +85,11 @@ impl BitmapBuilder {
             |key: BitmapKey| push_run(self.other.entry(key.to_u64()).or_default(), game, game + 1);
         add(BitmapKey::Result(meta.result));
         for line in GameLine::ALL {
-            for flag in GAME_FLAGS {
-                if flags.on(line).contains(flag) {
-                    add(BitmapKey::flag_games(flag, line));
+            for side in FLAG_SIDES {
+                for flag in GAME_FLAGS {
+                    if flags.on(line, side).contains(flag) {
+                        add(BitmapKey::flag_games(flag, line, side));
+                    }
                 }
             }
         }
@@ -191,7 +195,10 @@ impl BitmapBuilder {
             .chain(
                 GameLine::ALL
                     .into_iter()
-                    .flat_map(|line| GAME_FLAGS.map(|flag| BitmapKey::flag_games(flag, line))),
+                    .flat_map(|line| FLAG_SIDES.map(move |side| (line, side)))
+                    .flat_map(|(line, side)| {
+                        GAME_FLAGS.map(|flag| BitmapKey::flag_games(flag, line, side))
+                    }),
             );
         for key in markers.map(BitmapKey::to_u64) {
             if !entries.iter().any(|(k, _)| *k == key) {
@@ -300,7 +307,7 @@ mod tests {
             BitmapKey::TagValue(u32::MAX),
             BitmapKey::Move(63),
             BitmapKey::EloBand(Color::White, u16::MAX),
-            BitmapKey::FlagGames(63, GameLine::Anywhere),
+            BitmapKey::FlagGames(63, GameLine::Anywhere, Some(Color::Black)),
         ] {
             assert!(other.to_u64() < board, "{other:?}");
         }
@@ -353,7 +360,7 @@ mod tests {
     /// A game is in a flag's game bitmap of a line when some position of that line carries
     /// the flag; a segment has every such bitmap, empty ones included.
     #[test]
-    fn flag_games_name_the_games_with_the_flag_on_each_line() {
+    fn flag_games_name_the_games_with_the_flag_on_each_line_and_side() {
         let meta = GameMeta {
             result: GameResult::Unknown,
             year: 0,
@@ -362,20 +369,24 @@ mod tests {
             black_elo: 0,
         };
         let main = |f: PositionFlags| PositionFlags(f.0 | PositionFlags::MAINLINE.0);
+        let white = |f: PositionFlags| PositionFlags(f.0 | PositionFlags::WHITE_TO_MOVE.0);
         let flags = |line: &[PositionFlags]| GameFlags::of(line.iter().copied());
         let mut b = BitmapBuilder::default();
-        // Mate on the main line, check in a variation only.
+        // Black mated on the main line, White in check in a variation only.
         let g0 = flags(&[
-            main(PositionFlags::INITIAL),
-            PositionFlags::CHECK,
+            white(main(PositionFlags::INITIAL)),
+            white(PositionFlags::CHECK),
             main(PositionFlags::MATE),
         ]);
         b.push_game(0, &meta, g0, &[]);
-        b.push_game(1, &meta, flags(&[main(PositionFlags::CHECK)]), &[]);
-        b.push_game(2, &meta, flags(&[PositionFlags::MATE]), &[]);
+        // White in check on the main line.
+        b.push_game(1, &meta, flags(&[white(main(PositionFlags::CHECK))]), &[]);
+        // White mated in a variation, Black in check there too.
+        let g2 = flags(&[white(PositionFlags::MATE), PositionFlags::CHECK]);
+        b.push_game(2, &meta, g2, &[]);
         let (keys, blobs) = b.finish();
-        let get = |flag, line| {
-            let k = BitmapKey::flag_games(flag, line);
+        let get = |flag, line, side| {
+            let k = BitmapKey::flag_games(flag, line, side);
             assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
             assert!(k.is_game_key());
             let i = keys.iter().position(|&x| x == k.to_u64()).expect("key");
@@ -389,13 +400,40 @@ mod tests {
                 .iter()
                 .collect::<Vec<_>>()
         };
-        assert_eq!(get(PositionFlags::MATE, GameLine::Main), [0]);
-        assert_eq!(get(PositionFlags::MATE, GameLine::Anywhere), [0, 2]);
-        assert_eq!(get(PositionFlags::CHECK, GameLine::Main), [1]);
-        assert_eq!(get(PositionFlags::CHECK, GameLine::Anywhere), [0, 1]);
-        assert!(get(PositionFlags::STALEMATE, GameLine::Main).is_empty());
-        assert!(get(PositionFlags::STALEMATE, GameLine::Anywhere).is_empty());
+        let (main_line, anywhere) = (GameLine::Main, GameLine::Anywhere);
+        let (w, b) = (Some(Color::White), Some(Color::Black));
+        assert_eq!(get(PositionFlags::MATE, main_line, None), [0]);
+        assert_eq!(get(PositionFlags::MATE, anywhere, None), [0, 2]);
+        assert_eq!(get(PositionFlags::CHECK, main_line, None), [1]);
+        assert_eq!(get(PositionFlags::CHECK, anywhere, None), [0, 1, 2]);
+        assert_eq!(get(PositionFlags::MATE, main_line, b), [0]);
+        assert!(get(PositionFlags::MATE, main_line, w).is_empty());
+        assert_eq!(get(PositionFlags::MATE, anywhere, w), [2]);
+        assert_eq!(get(PositionFlags::MATE, anywhere, b), [0]);
+        assert_eq!(get(PositionFlags::CHECK, main_line, w), [1]);
+        assert!(get(PositionFlags::CHECK, main_line, b).is_empty());
+        assert_eq!(get(PositionFlags::CHECK, anywhere, w), [0, 1]);
+        assert_eq!(get(PositionFlags::CHECK, anywhere, b), [2]);
+        for line in GameLine::ALL {
+            for side in FLAG_SIDES {
+                assert!(get(PositionFlags::STALEMATE, line, side).is_empty());
+            }
+        }
         assert!(keys.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// The keys written before sided game bitmaps existed keep their encoding.
+    #[test]
+    fn unsided_flag_game_keys_keep_their_encoding() {
+        let k = BitmapKey::flag_games(PositionFlags::MATE, GameLine::Anywhere, None);
+        let bit = u64::from(PositionFlags::MATE.0.trailing_zeros());
+        assert_eq!(k.to_u64(), 2 << 56 | 0x1_0000 | 1 << 8 | bit);
+        for side in FLAG_SIDES {
+            for line in GameLine::ALL {
+                let k = BitmapKey::flag_games(PositionFlags::CHECK, line, side);
+                assert_eq!(BitmapKey::from_u64(k.to_u64()), Some(k));
+            }
+        }
     }
 
     /// A row with only its side to move set (the rest as at the start of a game).

@@ -92,10 +92,12 @@ pub enum BitmapKey {
     /// from its pieces' bitmaps. Two different placements share a key with probability 2⁻⁵⁶.
     Board(u64),
     /// Games with a position carrying this flag (its bit index in [`PositionFlags`]) on
-    /// `line`: what a query that needs only games (a count, a game's candidacy) reads instead
-    /// of every such position and the game of each. Kept for [`GAME_FLAGS`] only; a segment
-    /// written since these exist has every one of them, empty ones included.
-    FlagGames(u8, GameLine),
+    /// `line`, with `side` to move there (`None`: either): what a query that needs only games
+    /// (a count, a game's candidacy) reads instead of every such position and the game of
+    /// each. Kept for [`GAME_FLAGS`] only; a segment written since these exist has every one
+    /// of them, empty ones included (the sided ones came later: a segment may have the others
+    /// alone).
+    FlagGames(u8, GameLine, Option<Color>),
     /// Not a bitmap: a part of the board index of the positions whose placement has no board
     /// bitmap (see `board_index.rs`). Parts are kept in the bitmap table, checksummed like the
     /// bitmaps, so that a segment written before the index reads as before: without one.
@@ -115,6 +117,10 @@ impl GameLine {
     /// Both lines, in key order.
     pub const ALL: [Self; 2] = [Self::Main, Self::Anywhere];
 }
+
+/// The sides to move a [`BitmapKey::FlagGames`] bitmap can ask for, in key order: either side
+/// (`check`), White (`wtm check`: White is in check) or Black.
+pub const FLAG_SIDES: [Option<Color>; 3] = [None, Some(Color::White), Some(Color::Black)];
 
 /// The flags with [`BitmapKey::FlagGames`] bitmaps: those few games have (every game has an
 /// initial, a terminal and a main-line position).
@@ -153,9 +159,10 @@ impl BitmapKey {
         Self::Flag(flag.0.trailing_zeros() as u8)
     }
 
-    /// The key of the games with a position carrying `flag` on `line`.
-    pub fn flag_games(flag: PositionFlags, line: GameLine) -> Self {
-        Self::FlagGames(flag.0.trailing_zeros() as u8, line)
+    /// The key of the games with a position carrying `flag` on `line`, with `side` to move
+    /// there (`None`: either side).
+    pub fn flag_games(flag: PositionFlags, line: GameLine, side: Option<Color>) -> Self {
+        Self::FlagGames(flag.0.trailing_zeros() as u8, line, side)
     }
 
     /// Which group of bitmaps it belongs to, for reports of what each costs.
@@ -185,7 +192,10 @@ impl BitmapKey {
         let (kind, v): (u64, u64) = match self {
             Self::Piece(c, r, s) => (1, (c as u64) << 9 | (r as u64) << 6 | u64::from(s)),
             Self::Flag(b) => (2, u64::from(b)),
-            Self::FlagGames(b, line) => (2, FLAG_GAMES | (line as u64) << 8 | u64::from(b)),
+            Self::FlagGames(b, line, side) => (
+                2,
+                FLAG_GAMES | side_bits(side) << 10 | (line as u64) << 8 | u64::from(b),
+            ),
             Self::Material(m) => (3, m.0),
             Self::Result(r) => (4, r as u64),
             Self::ResultTag(r) => (4, RESULT_TAG | r as u64),
@@ -213,9 +223,15 @@ impl BitmapKey {
             ),
             2 if v & FLAG_GAMES != 0 => Self::FlagGames(
                 v as u8,
-                match v >> 8 & 0xff {
+                match v >> 8 & 3 {
                     0 => GameLine::Main,
                     1 => GameLine::Anywhere,
+                    _ => return None,
+                },
+                match v >> 10 & 0x3f {
+                    0 => None,
+                    1 => Some(Color::White),
+                    2 => Some(Color::Black),
                     _ => return None,
                 },
             ),
@@ -239,6 +255,16 @@ impl BitmapKey {
 
 /// Marks a [`BitmapKey::FlagGames`] among the flag keys (after every position flag's).
 const FLAG_GAMES: u64 = 0x1_0000;
+
+/// A [`BitmapKey::FlagGames`]'s side in its key: 0 for either side, so that the keys written
+/// before there were sided ones keep their meaning.
+fn side_bits(side: Option<Color>) -> u64 {
+    match side {
+        None => 0,
+        Some(Color::White) => 1,
+        Some(Color::Black) => 2,
+    }
+}
 
 /// Marks a [`BitmapKey::ResultTag`] among the result keys.
 const RESULT_TAG: u64 = 0x100;

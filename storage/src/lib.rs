@@ -67,7 +67,7 @@ pub use batch::{
     BLOCK_GAMES, BatchEncoder, EncodedBatch, EncodedBlock, GameFlags, TEXT_GAMES, encode_batch,
 };
 pub use bitmap::BitmapKey;
-pub use bitmap_key::{GAME_FLAGS, GameLine, KeyKind};
+pub use bitmap_key::{FLAG_SIDES, GAME_FLAGS, GameLine, KeyKind};
 pub use catalog::SegmentEntry;
 pub use columns::DecodedBlock;
 pub use db::{CommitSummary, Database, DbStats, DbWriter, WriterOptions};

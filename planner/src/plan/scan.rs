@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use shakmaty::Color;
+
 use crate::ast::CmpOp;
 
 /// A position flag with its own bitmap.
@@ -286,14 +288,17 @@ pub enum Scan {
         /// The same positions without the board index.
         otherwise: Box<Scan>,
     },
-    /// Every position of each game with a position carrying `flag` on `line`: the games of
-    /// `flag` (and `mainline`), read from the index's game bitmaps where the segment has them.
-    /// Only where just the games of a scan matter (see the `flag_games` rule).
+    /// Every position of each game with a position carrying `flag` on `line` with `side` to
+    /// move: the games of `flag` (and `mainline`, and `wtm` or `btm`), read from the index's
+    /// game bitmaps where the segment has them. Only where just the games of a scan matter
+    /// (see the `flag_games` rule).
     FlagGames {
         /// The flag (one with game bitmaps: [`PositionFlag::has_game_bitmaps`]).
         flag: PositionFlag,
         /// Where in the game.
         line: GameLine,
+        /// The side to move in the flagged position; `None`: either.
+        side: Option<Color>,
     },
     /// Positions in every set.
     And(Vec<Scan>),
@@ -461,8 +466,13 @@ impl Scan {
                 },
                 traits.names()
             ),
-            Scan::FlagGames { flag, line } => format!(
-                "GameScan: games with {} {}",
+            Scan::FlagGames { flag, line, side } => format!(
+                "GameScan: games with {}{} {}",
+                match side {
+                    None => "",
+                    Some(Color::White) => "wtm ",
+                    Some(Color::Black) => "btm ",
+                },
                 flag.name(),
                 match line {
                     GameLine::Main => "on the main line",
