@@ -172,18 +172,14 @@ impl<'a> SegmentScan<'a> {
                     }
                 }
             }
-            Scan::FlagGames {
-                flag: f,
-                line,
-                side,
-            } => {
-                let key = flag_games_key(*f, *line, *side);
+            Scan::FlagGames { flag, line, side } => {
+                let key = flag_games_key(*flag, *line, *side);
                 if self.seg.has_bitmap(key)? {
                     Found::games(self.seg.bitmap(key)?)
                 } else {
                     // A segment from before the game bitmaps: the flag's positions, their
                     // games (measured as this operator's).
-                    let positions = flag_positions(*f, *line, *side);
+                    let positions = flag_positions(*flag, *line, *side);
                     let inner = self.eval_at(&positions, &mut Vec::new(), &mut 0)?;
                     Found::games(self.layout.games_in(&inner))
                 }
@@ -441,12 +437,8 @@ impl<'a> SegmentScan<'a> {
                 Some(games.saturating_mul(self.positions_per_game()))
             }
             Scan::Flag(f) => Some(self.seg.bitmap_len(BitmapKey::flag(flag(*f)))),
-            Scan::FlagGames {
-                flag: f,
-                line,
-                side,
-            } => {
-                let key = flag_games_key(*f, *line, *side);
+            Scan::FlagGames { flag, line, side } => {
+                let key = flag_games_key(*flag, *line, *side);
                 if self.seg.has_bitmap(key).ok()? {
                     Some(
                         self.seg
@@ -454,7 +446,7 @@ impl<'a> SegmentScan<'a> {
                             .saturating_mul(self.positions_per_game()),
                     )
                 } else {
-                    self.estimated_len(&flag_positions(*f, *line, *side))
+                    self.estimated_len(&flag_positions(*flag, *line, *side))
                 }
             }
             Scan::Pieces { pieces, squares } => Some(
@@ -502,17 +494,13 @@ impl<'a> SegmentScan<'a> {
                 .ok()?
                 .map(|key| StoredSize::Positions(self.seg.bitmap_len(key))),
             Scan::GameNumbers(lo, hi) => Some(StoredSize::Games(self.game_numbers(*lo, *hi).len())),
-            Scan::FlagGames {
-                flag: f,
-                line,
-                side,
-            } => {
-                let key = flag_games_key(*f, *line, *side);
+            Scan::FlagGames { flag, line, side } => {
+                let key = flag_games_key(*flag, *line, *side);
                 if self.seg.has_bitmap(key).ok()? {
                     Some(StoredSize::Games(self.seg.bitmap_len(key)))
                 } else {
                     // A segment from before the game bitmaps: at most the flag's positions.
-                    self.stored_size(&Scan::Flag(*f))
+                    self.stored_size(&Scan::Flag(*flag))
                 }
             }
             Scan::GameResult(r) => {

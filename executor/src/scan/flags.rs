@@ -33,6 +33,7 @@ pub(super) fn flag_positions(f: PositionFlag, line: GameLine, side: Option<Color
     }
 }
 
+/// The stored flag of a query's flag.
 pub(super) fn flag(f: PositionFlag) -> PositionFlags {
     match f {
         PositionFlag::Check => PositionFlags::CHECK,
