@@ -503,7 +503,7 @@ impl<'a> SegmentScan<'a> {
     pub(crate) fn stored_size(&mut self, scan: &Scan) -> Option<StoredSize> {
         let universe = u64::from(self.layout.universe_len());
         match scan {
-            Scan::Flag(_) | Scan::Pieces { .. } | Scan::Material(_) => self
+            Scan::Flag(_) | Scan::Pieces { .. } | Scan::Material(_) | Scan::Moves { .. } => self
                 .estimated_len(scan)
                 .map(|n| StoredSize::Positions(n.min(universe))),
             // A placement's own bitmap, if the segment keeps one (else its input tells).
@@ -533,14 +533,6 @@ impl<'a> SegmentScan<'a> {
                 Some(StoredSize::Games(
                     keys.iter().map(|&k| self.seg.bitmap_len(k)).sum(),
                 ))
-            }
-            Scan::Moves { of, traits } => {
-                let len: u64 = self
-                    .move_keys(*of, *traits)
-                    .ok()??
-                    .map(|k| self.seg.bitmap_len(k))
-                    .sum();
-                Some(StoredSize::Positions(len.min(universe)))
             }
             Scan::All
             | Scan::Empty
