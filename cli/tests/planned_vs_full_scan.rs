@@ -235,6 +235,11 @@ fn listed_positions_agree_on_game_trees() {
         "flipcolor { Kg1 }",
         "check result 1-0",
         "gamenumber 2 9",
+        // The main line's next move, from the positions its move reached (variations hold
+        // such moves too).
+        "move capture q",
+        "move promote Q",
+        "move castle",
     ] {
         for variations in [false, true] {
             let query = format!("cql() {q}");
