@@ -13,6 +13,8 @@ use std::borrow::Cow;
 
 use roaring::{MultiOps, RoaringBitmap};
 
+use cqldb_storage::bitmap_window::WindowSet;
+
 use crate::positions::Positions;
 
 /// Where each game of a segment has its positions.
@@ -367,7 +369,34 @@ impl<'l> WindowGames<'l> {
 
     /// Adds the games of the members of a window whose first word holds position `base` (past
     /// every window before).
-    pub fn push(&mut self, base: u32, words: &[u64]) {
+    pub fn push(&mut self, base: u32, set: WindowSet<'_>) {
+        match set {
+            WindowSet::Words(words) => self.push_words(base, words),
+            WindowSet::Runs(runs) => self.push_runs(runs),
+        }
+    }
+
+    /// Adds the games of runs of positions, ascending and past every window before.
+    fn push_runs(&mut self, runs: &[(u32, u32)]) {
+        let games = self.starts.len().saturating_sub(1);
+        for &(s, e) in runs {
+            // Members before the end of the last game found are in a game already named; a
+            // run reaching past a game's end names the games after it too.
+            let mut p = s.max(self.next);
+            while p < e {
+                self.game = game_at(self.starts, self.game, p);
+                if self.game >= games {
+                    return;
+                }
+                self.found.push(self.game as u32);
+                self.next = self.starts[self.game + 1];
+                p = self.next;
+            }
+        }
+    }
+
+    /// Adds the games of the members of words whose first holds position `base`.
+    pub fn push_words(&mut self, base: u32, words: &[u64]) {
         let games = self.starts.len().saturating_sub(1);
         let mut j = 0usize;
         while let Some(&word) = words.get(j) {
@@ -442,6 +471,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The maximal runs of `b`, half-open.
+    fn runs_of(b: &RoaringBitmap) -> Vec<(u32, u32)> {
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for x in b {
+            match runs.last_mut() {
+                Some(r) if r.1 == x => r.1 = x + 1,
+                _ => runs.push((x, x + 1)),
+            }
+        }
+        runs
+    }
+
     proptest! {
         #[test]
         fn games_of_names_every_game_with_a_position(
@@ -472,9 +513,16 @@ mod tests {
                     for p in positions.range(base..base + span) {
                         words[((p - base) / 64) as usize] |= 1 << ((p - base) % 64);
                     }
-                    windows.push(base, &words);
+                    windows.push_words(base, &words);
                 }
                 prop_assert_eq!(&windows.finish(), &naive, "windows of {} words", width);
+            }
+            // Handed over as runs, in groups of one to three, runs crossing games' edges.
+            let runs = runs_of(&positions);
+            for group in 1..=3usize {
+                let mut windows = WindowGames::new(&layout);
+                runs.chunks(group).for_each(|c| windows.push(0, WindowSet::Runs(c)));
+                prop_assert_eq!(&windows.finish(), &naive, "runs in groups of {}", group);
             }
         }
     }

@@ -11,7 +11,7 @@
 //! scan picks the form from the stored bitmaps' sizes; every operation here means the same on
 //! either form, which the property tests check.
 
-use cqldb_storage::bitmap_window::WINDOW_WORDS;
+use cqldb_storage::bitmap_window::{WINDOW_WORDS, WindowSet};
 use fixedbitset::FixedBitSet;
 use roaring::{MultiOps, RoaringBitmap};
 
@@ -145,7 +145,11 @@ impl WindowedPositions {
     }
 
     /// Adds the members of a window starting at position `base`, past every member so far.
-    pub fn push(&mut self, base: u32, words: &[u64; WINDOW_WORDS]) {
+    pub fn push(&mut self, base: u32, set: WindowSet<'_>) {
+        let words = match set {
+            WindowSet::Words(words) => words,
+            WindowSet::Runs(runs) => return self.push_runs(runs),
+        };
         let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
         self.len += count;
         if self.dense.is_none()
@@ -168,6 +172,40 @@ impl WindowedPositions {
                     .sparse
                     .try_push(base + 64 * j as u32 + w.trailing_zeros());
                 w &= w - 1;
+            }
+        }
+    }
+
+    /// Adds runs of positions, ascending and past every member so far.
+    fn push_runs(&mut self, runs: &[(u32, u32)]) {
+        let count: u64 = runs.iter().map(|&(s, e)| u64::from(e - s)).sum();
+        self.len += count;
+        // As for a window of words: dense from a broad window on, or from a broad total.
+        if self.dense.is_none()
+            && (count.saturating_mul(DENSE) >= 64 * WINDOW_WORDS as u64
+                || self.len.saturating_mul(DENSE) >= u64::from(self.universe))
+        {
+            let mut d = FixedBitSet::with_capacity(self.universe as usize);
+            insert_sparse(&mut d, &std::mem::take(&mut self.sparse));
+            self.dense = Some(d);
+        }
+        match &mut self.dense {
+            Some(d) => {
+                for &(s, e) in runs {
+                    d.insert_range(s as usize..(e as usize).min(d.len()));
+                }
+            }
+            None => {
+                for &(s, e) in runs {
+                    // A short run member by member: roaring's range insertion costs more.
+                    if e - s <= 8 {
+                        (s..e).for_each(|x| {
+                            let _ = self.sparse.try_push(x);
+                        });
+                    } else {
+                        self.sparse.insert_range(s..e);
+                    }
+                }
             }
         }
     }
@@ -352,12 +390,24 @@ mod tests {
                 if members.is_empty() {
                     continue;
                 }
-                let mut words = [0u64; WINDOW_WORDS];
-                for x in &members {
-                    let i = (x - base) as usize;
-                    words[i / 64] |= 1 << (i % 64);
+                // Every other window as runs, the form a seeking intersection hands over.
+                if key % 2 == 1 {
+                    let mut runs: Vec<(u32, u32)> = Vec::new();
+                    for x in &members {
+                        match runs.last_mut() {
+                            Some(r) if r.1 == x => r.1 = x + 1,
+                            _ => runs.push((x, x + 1)),
+                        }
+                    }
+                    w.push(base, WindowSet::Runs(&runs));
+                } else {
+                    let mut words = [0u64; WINDOW_WORDS];
+                    for x in &members {
+                        let i = (x - base) as usize;
+                        words[i / 64] |= 1 << (i % 64);
+                    }
+                    w.push(base, WindowSet::Words(&words));
                 }
-                w.push(base, &words);
                 want |= members;
             }
             prop_assert_eq!(w.len(), want.len());

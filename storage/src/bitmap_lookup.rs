@@ -85,6 +85,7 @@ enum Kind {
 }
 
 /// One container's stored contents (little-endian throughout).
+#[derive(Clone, Copy)]
 pub(crate) enum ContainerBytes<'a> {
     /// Sorted u16 values.
     Array(&'a [u8]),
@@ -110,9 +111,14 @@ struct Cursor {
 ///
 /// Never past `hi`: callers index with the answer less one (a run container of no runs, an
 /// empty bitmap directory), and the galloping below would give `lo + 1` for an empty range.
+#[inline]
 pub fn first(lo: usize, hi: usize, at_or_after: impl Fn(usize) -> bool) -> usize {
     if lo >= hi {
         return hi;
+    }
+    // Most searches of a run list land in the run they are in: one test then.
+    if at_or_after(lo) {
+        return lo;
     }
     let mut step = 1usize;
     let mut below = lo;

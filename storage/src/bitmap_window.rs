@@ -10,7 +10,8 @@
 //! one operand leaves empty reads no further operand there.
 
 use crate::bitmap_dense::{CONTAINER, WORDS, fill, write_container};
-use crate::bitmap_lookup::{ContainerBytes, StoredBitmap};
+use crate::bitmap_lookup::{ContainerBytes, StoredBitmap, first};
+use crate::bitmap_seek::{View, intersect_by_seeking};
 
 /// One bitmap of an intersection, in the form its reading gave.
 pub(crate) enum Operand<'a> {
@@ -24,37 +25,90 @@ pub(crate) enum Operand<'a> {
 /// `base + 64 j + i`.
 pub const WINDOW_WORDS: usize = WORDS;
 
+/// The members of one window of an intersection, in the form that was cheaper to find them in.
+#[derive(Clone, Copy, Debug)]
+pub enum WindowSet<'a> {
+    /// Bit `i` of word `j` is position `base + 64 j + i`.
+    Words(&'a [u64; WINDOW_WORDS]),
+    /// Half-open runs of positions, ascending and disjoint, not empty.
+    Runs(&'a [(u32, u32)]),
+}
+
+/// At most this many runs (or single members) in the first operand's part of a window, and the
+/// window is intersected by seeking from run to run ([`crate::bitmap_seek`]) rather than
+/// written out as words: each seek costs a few nanoseconds, writing an operand's window out
+/// about a microsecond and then a nanosecond per run.
+const SEEK_RUNS: usize = 256;
+
 /// Hands `sink` each window of positions below `universe` that every operand holds something
 /// in (ascending, from the window's first position; a window left empty is not handed over).
 /// With no operand, every position is held.
 pub(crate) fn intersect(
     operands: &[Operand<'_>],
     universe: u32,
-    sink: &mut dyn FnMut(u32, &[u64; WINDOW_WORDS]),
+    sink: &mut dyn FnMut(u32, WindowSet<'_>),
+) {
+    intersect_seeking_below(operands, universe, SEEK_RUNS, sink);
+}
+
+/// [`intersect`], seeking in windows whose first operand holds at most `seek_runs` runs there.
+fn intersect_seeking_below(
+    operands: &[Operand<'_>],
+    universe: u32,
+    seek_runs: usize,
+    sink: &mut dyn FnMut(u32, WindowSet<'_>),
 ) {
     let mut cursors: Vec<Cursor<'_>> = operands.iter().map(Cursor::new).collect();
-    let (mut first, rest) = match cursors.split_first_mut() {
-        Some((first, rest)) => (Some(first), rest),
-        None => (None, &mut [][..]),
-    };
     let mut window = [0u64; WORDS];
     let mut mask = [0u64; WORDS];
-    for key in 0..universe.div_ceil(CONTAINER as u32) {
+    let mut parts = Vec::with_capacity(operands.len());
+    let mut views = Vec::with_capacity(operands.len());
+    let (mut runs, mut scratch) = (Vec::new(), Vec::new());
+    'windows: for key in 0..universe.div_ceil(CONTAINER as u32) {
         // Windows are 2^16 positions and positions are u32: the key fits.
         let key = key as u16;
-        let held = match first.as_mut() {
-            Some(c) => c.write(key, &mut window),
-            None => {
-                window.fill(u64::MAX);
-                true
-            }
-        };
-        if !held || !rest.iter_mut().all(|c| c.and(key, &mut window, &mut mask)) {
-            continue;
-        }
         let base = u32::from(key) << 16;
         // The last window ends at the segment's last position.
         let end = universe - base;
+        parts.clear();
+        for c in &mut cursors {
+            match c.part(key) {
+                Some(part) => parts.push(part),
+                None => continue 'windows,
+            }
+        }
+        // The operands come sparsest first (by positions, not runs: a broad operand of a few
+        // long runs, the main line of games without variations, listed first would be
+        // narrowed run by run by every other).
+        if parts
+            .first()
+            .and_then(Part::runs)
+            .is_some_and(|n| n <= seek_runs)
+        {
+            views.clear();
+            views.extend(parts.iter().map(|p| p.view(base)));
+            let limit = end.min(CONTAINER as u32);
+            intersect_by_seeking(&views, base, limit, &mut runs, &mut scratch);
+            if !runs.is_empty() {
+                sink(base, WindowSet::Runs(&runs));
+            }
+            continue;
+        }
+        match parts.first() {
+            Some(part) => part.write(base, &mut window),
+            None => window.fill(u64::MAX),
+        }
+        for part in parts.iter().skip(1) {
+            part.write(base, &mut mask);
+            let mut any = 0u64;
+            for (w, m) in window.iter_mut().zip(mask.iter()) {
+                *w &= m;
+                any |= *w;
+            }
+            if any == 0 {
+                continue 'windows;
+            }
+        }
         if (end as usize) < CONTAINER {
             let mut past = [0u64; WORDS];
             fill(&mut past, end as usize, CONTAINER - 1);
@@ -67,7 +121,52 @@ pub(crate) fn intersect(
                 continue;
             }
         }
-        sink(base, &window);
+        sink(base, WindowSet::Words(&window));
+    }
+}
+
+/// An operand's members in one window, as stored.
+#[derive(Clone, Copy)]
+enum Part<'a> {
+    Container(ContainerBytes<'a>),
+    /// The packed runs that meet the window (the first may begin before it, the last end
+    /// after it).
+    Runs(&'a [(u32, u32)]),
+}
+
+impl<'a> Part<'a> {
+    /// Runs (or single members) held; `None` for a bitset.
+    fn runs(&self) -> Option<usize> {
+        match self {
+            Part::Container(ContainerBytes::Runs(pairs)) => Some(pairs.len() / 4),
+            Part::Container(ContainerBytes::Array(values)) => Some(values.len() / 2),
+            Part::Container(ContainerBytes::Bitset(_)) => None,
+            Part::Runs(runs) => Some(runs.len()),
+        }
+    }
+
+    fn view(self, base: u32) -> View<'a> {
+        match self {
+            Part::Container(c) => View::of_container(&c),
+            Part::Runs(runs) => View::Packed { runs, base },
+        }
+    }
+
+    /// Writes the part's members into `window` (the window starting at position `base`).
+    fn write(self, base: u32, window: &mut [u64; WORDS]) {
+        match self {
+            Part::Container(c) => write_container(&c, window),
+            Part::Runs(runs) => {
+                window.fill(0);
+                let (base, end) = (u64::from(base), u64::from(base) + CONTAINER as u64);
+                for &(s, e) in runs {
+                    let (s, e) = (u64::from(s).max(base), u64::from(e).min(end));
+                    if s < e {
+                        fill(window, (s - base) as usize, (e - base - 1) as usize);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -94,36 +193,27 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Writes the operand's members in window `key` to `window`; false if it has none there
-    /// (`window` is then left as it was).
-    fn write(&mut self, key: u16, window: &mut [u64; WORDS]) -> bool {
+    /// The operand's members in window `key`; `None` if it has none there.
+    fn part(&mut self, key: u16) -> Option<Part<'a>> {
         match self {
             Cursor::Containers { containers, at } => {
-                let Some(c) = container(containers, at, key) else {
-                    return false;
-                };
-                write_container(c, window);
-                true
+                container(containers, at, key).map(|&c| Part::Container(c))
             }
             Cursor::Runs { runs, at } => {
-                window.fill(0);
-                fill_runs(window, runs, at, key)
+                let runs: &'a [(u32, u32)] = runs;
+                let base = u64::from(key) << 16;
+                let end = base + CONTAINER as u64;
+                *at = first(*at, runs.len(), |i| u64::from(runs[i].1) > base);
+                let past = first(*at, runs.len(), |i| u64::from(runs[i].0) >= end);
+                let part = &runs[*at..past];
+                // The last run may reach into the next window: it is read there again.
+                *at = match part.last() {
+                    Some(&(_, e)) if u64::from(e) > end => past - 1,
+                    _ => past,
+                };
+                (!part.is_empty()).then_some(Part::Runs(part))
             }
         }
-    }
-
-    /// Keeps in `window` only the operand's members in window `key` (written to `mask`
-    /// first); false if nothing is left.
-    fn and(&mut self, key: u16, window: &mut [u64; WORDS], mask: &mut [u64; WORDS]) -> bool {
-        if !self.write(key, mask) {
-            return false;
-        }
-        let mut any = 0u64;
-        for (w, m) in window.iter_mut().zip(mask.iter()) {
-            *w &= m;
-            any |= *w;
-        }
-        any != 0
     }
 }
 
@@ -141,33 +231,6 @@ fn container<'c, 'a>(
         .get(*at)
         .filter(|&&(k, _)| k == key)
         .map(|(_, c)| c)
-}
-
-/// Sets in `window` the parts of `runs` (from `at` on) within window `key`, leaving `at` at the
-/// first run that reaches past the window (the next window may need it); false if none is in
-/// the window.
-fn fill_runs(window: &mut [u64; WORDS], runs: &[(u32, u32)], at: &mut usize, key: u16) -> bool {
-    let base = u64::from(key) << 16;
-    let end = base + CONTAINER as u64;
-    let mut any = false;
-    while let Some(&(s, e)) = runs.get(*at) {
-        let (s, e) = (u64::from(s), u64::from(e));
-        if e <= base {
-            *at += 1;
-            continue;
-        }
-        if s >= end {
-            break;
-        }
-        let (from, to) = (s.max(base) - base, e.min(end) - base - 1);
-        fill(window, from as usize, to as usize);
-        any = true;
-        if e > end {
-            break;
-        }
-        *at += 1;
-    }
-    any
 }
 
 #[cfg(test)]
@@ -193,6 +256,7 @@ mod tests {
                 0..4,
             ),
             universe in 0u32..340_000,
+            seek_runs in prop_oneof![Just(0usize), 1usize..64, Just(usize::MAX)],
         ) {
             let stored: Vec<(RoaringBitmap, Vec<u8>, bool)> = bitmaps
                 .into_iter()
@@ -219,12 +283,27 @@ mod tests {
                 want &= b;
             }
             let mut got = RoaringBitmap::new();
-            intersect(&operands, universe, &mut |base, words| {
-                assert!(words.iter().any(|&w| w != 0), "an empty window is not handed over");
-                for (j, &w) in words.iter().enumerate() {
-                    for i in 0..64 {
-                        if w >> i & 1 == 1 {
-                            got.insert(base + 64 * j as u32 + i);
+            let mut last = None;
+            intersect_seeking_below(&operands, universe, seek_runs, &mut |base, set| {
+                assert!(last.is_none_or(|l| l < base), "windows ascending, each once");
+                last = Some(base);
+                match set {
+                    WindowSet::Words(words) => {
+                        assert!(words.iter().any(|&w| w != 0), "an empty window is not handed over");
+                        for (j, &w) in words.iter().enumerate() {
+                            for i in 0..64 {
+                                if w >> i & 1 == 1 {
+                                    got.insert(base + 64 * j as u32 + i);
+                                }
+                            }
+                        }
+                    }
+                    WindowSet::Runs(runs) => {
+                        assert!(!runs.is_empty(), "an empty window is not handed over");
+                        assert!(runs.windows(2).all(|w| w[0].1 <= w[1].0), "ascending, disjoint");
+                        for &(s, e) in runs {
+                            assert!(s < e && s >= base && e <= base + CONTAINER as u32);
+                            got.insert_range(s..e);
                         }
                     }
                 }

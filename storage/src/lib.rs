@@ -29,6 +29,7 @@ pub mod bitmap_key;
 pub mod bitmap_lookup;
 pub mod bitmap_pack;
 pub mod bitmap_parity;
+mod bitmap_seek;
 pub mod bitmap_window;
 pub mod board_index;
 pub mod catalog;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use cqldb_planner::plan::{OpStats, Scan};
 use cqldb_storage::BitmapKey;
-use cqldb_storage::bitmap_window::WINDOW_WORDS;
+use cqldb_storage::bitmap_window::WindowSet;
 use roaring::RoaringBitmap;
 
 use super::SegmentScan;
@@ -118,7 +118,7 @@ impl SegmentScan<'_> {
     fn for_each_window(
         &self,
         lead: &[(usize, BitmapKey)],
-        sink: &mut dyn FnMut(u32, &[u64; WINDOW_WORDS]),
+        sink: &mut dyn FnMut(u32, WindowSet<'_>),
     ) -> cqldb_storage::Result<()> {
         let keys: Vec<BitmapKey> = lead.iter().map(|&(_, k)| k).collect();
         self.seg

@@ -18,7 +18,7 @@ use crate::bitmap::BitmapKey;
 use crate::bitmap_lookup::StoredBitmap;
 use crate::bitmap_pack;
 use crate::bitmap_parity;
-use crate::bitmap_window::{Operand, WINDOW_WORDS};
+use crate::bitmap_window::{Operand, WindowSet};
 use crate::board_index::{self, BoardIndexPart};
 use crate::error::Result;
 use crate::roaring_runs::{RunScratch, serialize_runs_with};
@@ -251,7 +251,7 @@ impl Segment {
         &self,
         keys: &[BitmapKey],
         universe: u32,
-        sink: &mut dyn FnMut(u32, &[u64; WINDOW_WORDS]),
+        sink: &mut dyn FnMut(u32, WindowSet<'_>),
     ) -> Result<()> {
         let mut reads = Vec::with_capacity(keys.len());
         for &key in keys {
