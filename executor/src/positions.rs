@@ -150,16 +150,7 @@ impl WindowedPositions {
             WindowSet::Words(words) => words,
             WindowSet::Runs(runs) => return self.push_runs(runs),
         };
-        let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
-        self.len += count;
-        if self.dense.is_none()
-            && (count.saturating_mul(DENSE) >= 64 * WINDOW_WORDS as u64
-                || self.len.saturating_mul(DENSE) >= u64::from(self.universe))
-        {
-            let mut d = FixedBitSet::with_capacity(self.universe as usize);
-            insert_sparse(&mut d, &std::mem::take(&mut self.sparse));
-            self.dense = Some(d);
-        }
+        self.count_window(words.iter().map(|w| u64::from(w.count_ones())).sum());
         if let Some(d) = &mut self.dense {
             copy_words(d, base, words);
             return;
@@ -176,11 +167,10 @@ impl WindowedPositions {
         }
     }
 
-    /// Adds runs of positions, ascending and past every member so far.
-    fn push_runs(&mut self, runs: &[(u32, u32)]) {
-        let count: u64 = runs.iter().map(|&(s, e)| u64::from(e - s)).sum();
+    /// Counts a window of `count` members about to be added: the set turns dense from a broad
+    /// window on, or from a broad total.
+    fn count_window(&mut self, count: u64) {
         self.len += count;
-        // As for a window of words: dense from a broad window on, or from a broad total.
         if self.dense.is_none()
             && (count.saturating_mul(DENSE) >= 64 * WINDOW_WORDS as u64
                 || self.len.saturating_mul(DENSE) >= u64::from(self.universe))
@@ -189,10 +179,18 @@ impl WindowedPositions {
             insert_sparse(&mut d, &std::mem::take(&mut self.sparse));
             self.dense = Some(d);
         }
+    }
+
+    /// Adds runs of positions, ascending and past every member so far.
+    fn push_runs(&mut self, runs: &[(u32, u32)]) {
+        self.count_window(runs.iter().map(|&(s, e)| u64::from(e - s)).sum());
         match &mut self.dense {
             Some(d) => {
                 for &(s, e) in runs {
-                    d.insert_range(s as usize..(e as usize).min(d.len()));
+                    let (s, e) = (s as usize, (e as usize).min(d.len()));
+                    if s < e {
+                        d.insert_range(s..e);
+                    }
                 }
             }
             None => {
