@@ -122,12 +122,10 @@ pub fn first(lo: usize, hi: usize, at_or_after: impl Fn(usize) -> bool) -> usize
     }
     let mut step = 1usize;
     let mut below = lo;
+    // `below` never holds: `lo` was tested, and the loop moves only onto indices that fail.
     while below + step < hi && !at_or_after(below + step) {
         below += step;
         step *= 2;
-    }
-    if below < hi && at_or_after(below) {
-        return below;
     }
     let (mut a, mut z) = (below + 1, (below + step).min(hi));
     while a < z {

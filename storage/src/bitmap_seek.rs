@@ -24,8 +24,8 @@ pub(crate) enum View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub(crate) fn of_container(c: &ContainerBytes<'a>) -> Self {
-        match *c {
+    pub(crate) fn of_container(c: ContainerBytes<'a>) -> Self {
+        match c {
             ContainerBytes::Runs(pairs) => View::Runs { pairs },
             ContainerBytes::Array(values) => View::Array { values },
             ContainerBytes::Bitset(bytes) => View::Bitset { bytes },

@@ -147,7 +147,7 @@ impl<'a> Part<'a> {
 
     fn view(self, base: u32) -> View<'a> {
         match self {
-            Part::Container(c) => View::of_container(&c),
+            Part::Container(c) => View::of_container(c),
             Part::Runs(runs) => View::Packed { runs, base },
         }
     }
