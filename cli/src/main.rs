@@ -16,8 +16,8 @@ use std::path::PathBuf;
 /// Ingest frees and reallocates the same few hundred MiB of batch buffers all the time; returning
 /// them to the OS soon (mimalloc's 10 ms default, and still at one second) made the kernel zero
 /// fresh pages for 7-9 % of all CPU (perf). Five seconds still purged about 470 MiB over a
-/// 21 M-position build (its short-lived finishing threads' pages), half its system time; kept
-/// for good, what ingest holds is its largest working set, flat with input size (BENCHMARKS.md,
+/// 21 M-position build for the kernel to zero again; kept for good, the build takes about 2 %
+/// less CPU and peaks about 70 MiB higher, still flat with input size (BENCHMARKS.md,
 /// twenty-fourth session). A query lives for milliseconds and touches little of each page: there 2 MiB pages only
 /// cost their zeroing (writing 1,215 games took 85 ms with them, 76 ms without). Environment
 /// variables (`MIMALLOC_*`) still win.
@@ -47,7 +47,11 @@ fn tune_allocator(ingest: bool) {
             "MIMALLOC_ALLOW_LARGE_OS_PAGES",
             std::ffi::c_long::from(ingest),
         ),
-        (PURGE_DELAY, "MIMALLOC_PURGE_DELAY", if ingest { -1 } else { 5000 }),
+        (
+            PURGE_DELAY,
+            "MIMALLOC_PURGE_DELAY",
+            if ingest { -1 } else { 5000 },
+        ),
     ] {
         if std::env::var_os(var).is_none() {
             // SAFETY: plain setters of process-wide options, called before any other thread exists.

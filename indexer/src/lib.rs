@@ -1,7 +1,8 @@
 //! The cqldb indexer: reads PGN (variations included) and produces the rows the storage crate
 //! keeps.
 //!
-//! Owns everything about PGN: splitting a stream into games ([`split`]), tokens with positions
+//! Owns everything about PGN: opening compressed inputs ([`source`], [`zstd_input`]), splitting a
+//! stream into games ([`split`]), tokens with positions
 //! ([`lexer`]), resolving SAN quickly ([`san`]), building each game tree by playing its moves ([`tree`]), numbering positions and
 //! computing their columns ([`flatten`]), and the parallel pipeline ([`pipeline`]), held to the
 //! cores it is given ([`cores`]).
@@ -29,6 +30,7 @@ pub mod source;
 pub mod split;
 pub mod tags;
 pub mod tree;
+pub mod zstd_input;
 
 pub use pipeline::{IngestOptions, IngestReport, Progress, ingest};
 pub use source::Input;

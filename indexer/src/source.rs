@@ -71,10 +71,7 @@ impl Input {
             .unwrap_or_default();
         Ok(match magic.as_slice() {
             [0x28, 0xb5, 0x2f, 0xfd] => {
-                let mut d = zstd::stream::read::Decoder::with_buffer(reader)?;
-                // Files made with `zstd --long=27` (or more) need a larger window than the default.
-                d.window_log_max(31)?;
-                Box::new(Decompressing(d))
+                Box::new(Decompressing(crate::zstd_input::ZstdInput::new(reader)?))
             }
             [0x1f, 0x8b, ..] => {
                 Box::new(Decompressing(flate2::bufread::MultiGzDecoder::new(reader)))
