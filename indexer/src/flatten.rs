@@ -9,7 +9,7 @@ use shakmaty::{Color, EnPassantMode, Position};
 
 use crate::split::{RawGame, line_col};
 use crate::tags::game_meta;
-use crate::tree::{GameTree, build};
+use crate::tree::{GameTree, Node, build_into};
 
 /// Pre-order of the tree: `order[i]` is the node with position id `i`.
 pub fn preorder(tree: &GameTree) -> Vec<u32> {
@@ -39,12 +39,18 @@ pub fn preorder(tree: &GameTree) -> Vec<u32> {
 
 /// The position rows of a tree, in position-id order, and the node → id map.
 pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
+    records_into(tree, Vec::new())
+}
+
+/// [`records`] into `out` (emptied first).
+fn records_into(tree: &GameTree, mut out: Vec<PositionRecord>) -> (Vec<PositionRecord>, Vec<u32>) {
     let order = preorder(tree);
     let mut id_of = vec![0u32; tree.nodes.len()];
     for (id, &n) in order.iter().enumerate() {
         id_of[n as usize] = id as u32;
     }
-    let mut out: Vec<PositionRecord> = Vec::with_capacity(order.len());
+    out.clear();
+    out.reserve(order.len());
     for &n in &order {
         let node = &tree.nodes[n as usize];
         let pos = &node.pos;
@@ -112,10 +118,31 @@ pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
 /// with the input (the rest are counted in one last entry).
 pub const MAX_ISSUES: usize = 100;
 
+thread_local! {
+    /// The node buffer of this thread's last game, for its next one (see [`build_into`]).
+    static SPARE_NODES: std::cell::Cell<Vec<Node>> = const { std::cell::Cell::new(Vec::new()) };
+    /// A position buffer handed back by [`spare_positions`], for this thread's next game.
+    static SPARE_POSITIONS: std::cell::Cell<Vec<PositionRecord>> =
+        const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Buffers longer than this (nodes or positions) are freed, not kept: one huge game must not pin
+/// its memory in every parser thread for the rest of a build.
+const SPARE_MAX: usize = 4096;
+
+/// Keeps a game's emptied position buffer (from [`cqldb_storage::BatchEncoder::push`]) for the
+/// next game [`index_game`] reads on this thread. Allocating one per game, and the node buffer
+/// likewise, cost about 1.5 % of a build's CPU each (BENCHMARKS.md, twenty-fourth session).
+pub fn spare_positions(positions: Vec<PositionRecord>) {
+    if positions.capacity() <= SPARE_MAX {
+        SPARE_POSITIONS.set(positions);
+    }
+}
+
 /// Reads one raw game into a [`NewGame`] ready for storage.
 pub fn index_game(raw: RawGame, file: u32) -> NewGame {
-    let tree = build(&raw.text);
-    let (positions, id_of) = records(&tree);
+    let mut tree = build_into(&raw.text, SPARE_NODES.take());
+    let (positions, id_of) = records_into(&tree, SPARE_POSITIONS.take());
     let mut issues: Vec<IssueRecord> = tree
         .issues
         .iter()
@@ -176,6 +203,10 @@ pub fn index_game(raw: RawGame, file: u32) -> NewGame {
             nag,
         })
         .collect();
+    let nodes = std::mem::take(&mut tree.nodes);
+    if nodes.capacity() <= SPARE_MAX {
+        SPARE_NODES.set(nodes);
+    }
     NewGame {
         file,
         line: raw.line,
@@ -188,5 +219,50 @@ pub fn index_game(raw: RawGame, file: u32) -> NewGame {
         issues,
         detached_variations: tree.detached_variations,
         text: raw.text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> RawGame {
+        RawGame {
+            text: text.as_bytes().to_vec(),
+            line: 1,
+            ..RawGame::default()
+        }
+    }
+
+    /// What a thread with no buffers to hand on reads from `text`.
+    fn fresh(text: &'static str) -> NewGame {
+        std::thread::spawn(move || index_game(raw(text), 0))
+            .join()
+            .expect("indexing thread")
+    }
+
+    #[test]
+    fn buffers_handed_on_leave_no_trace_in_the_next_game() {
+        // Long, then short, then with a start position and variations, then broken: a buffer
+        // that kept anything of the game before would show in the next one's rows.
+        let games = [
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 (3... Nf6 4. O-O {Berlin} Nxe4) 4. Ba4 Nf6 5. O-O *",
+            "1. d4 $1 *",
+            "[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 (1. e3 Kd7) Kf7 2. Kf2 *",
+            "1. e4 e5 2. Qxf7 *",
+            "*",
+        ];
+        for round in 0..2 {
+            for text in games {
+                let want = fresh(text);
+                let got = index_game(raw(text), 0);
+                assert_eq!(got.positions, want.positions, "round {round}: {text}");
+                assert_eq!(got.comments, want.comments, "round {round}: {text}");
+                assert_eq!(got.nags, want.nags, "round {round}: {text}");
+                // As the pipeline does: the buffer comes back (the encoder empties it; a full
+                // one must not matter either).
+                spare_positions(got.positions);
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@ use cqldb_storage::text_dictionary::TRAIN_BYTES;
 use cqldb_storage::{BatchEncoder, DbWriter, EncodedBatch, NewGame, TEXT_GAMES, TextDictionary};
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use crate::flatten::index_game;
+use crate::flatten::{index_game, spare_positions};
 use crate::source::{DamagedCompression, Input};
 use crate::split::{RawGame, Splitter};
 
@@ -168,7 +168,9 @@ fn parse_batches(
     // Encodes the waiting batches; false once the writer is gone.
     let flush = |encoder: &mut BatchEncoder, waiting: &mut Vec<(u64, Vec<NewGame>)>| {
         waiting.drain(..).all(|(seq, games)| {
-            games.into_iter().for_each(|g| encoder.push(g));
+            games
+                .into_iter()
+                .for_each(|g| spare_positions(encoder.push(g)));
             done.send((seq, encoder.finish())).is_ok()
         })
     };
@@ -204,7 +206,7 @@ fn parse_batches(
             return;
         }
         for raw in batch {
-            encoder.push(index_game(raw, file));
+            spare_positions(encoder.push(index_game(raw, file)));
         }
         if done.send((seq, encoder.finish())).is_err() {
             return;

@@ -126,10 +126,18 @@ fn root_position(tags: &[(String, String)]) -> Result<Chess, (&'static str, Stri
 
 /// Reads a game's text into a tree.
 pub fn build(text: &[u8]) -> GameTree {
+    build_into(text, Vec::new())
+}
+
+/// [`build`] with its nodes in `nodes` (emptied first): a parser thread hands each game the
+/// buffer of the one before instead of allocating and freeing one per game.
+pub fn build_into(text: &[u8], mut nodes: Vec<Node>) -> GameTree {
+    nodes.clear();
+    // About one node per 6 bytes of plain movetext; capped, as comment-heavy games have far
+    // fewer (over-reserving made the kernel zero pages that were never used).
+    nodes.reserve((text.len() / 6).clamp(1, 512));
     let mut g = GameTree {
-        // About one node per 6 bytes of plain movetext; capped, as comment-heavy games have far
-        // fewer (over-reserving made the kernel zero pages that were never used).
-        nodes: Vec::with_capacity((text.len() / 6).clamp(1, 512)),
+        nodes,
         ..GameTree::default()
     };
     let mut tokens = Lexer::new(text).peekable();

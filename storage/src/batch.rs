@@ -8,7 +8,7 @@
 use crate::bitmap_key::GameLine;
 use crate::columns::BlockWriter;
 use crate::runs::{BatchRuns, RunFinder};
-use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags};
+use crate::schema::{CommentRef, GameMeta, GameResult, NagRef, PositionFlags, PositionRecord};
 use crate::segment::{IssueRecord, NewGame};
 use crate::text_dictionary::TextDictionary;
 use shakmaty::Color;
@@ -139,7 +139,9 @@ pub struct EncodedBlock {
 /// Encodes games for a segment (call from any thread).
 pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
     let mut encoder = BatchEncoder::default();
-    games.into_iter().for_each(|g| encoder.push(g));
+    games.into_iter().for_each(|g| {
+        encoder.push(g);
+    });
     encoder.finish()
 }
 
@@ -181,8 +183,9 @@ impl BatchEncoder {
         self.out.games.is_empty()
     }
 
-    /// Adds the next game of the batch.
-    pub fn push(&mut self, game: NewGame) {
+    /// Adds the next game of the batch, handing back its position buffer emptied: a parser
+    /// thread fills it with its next game instead of allocating one per game.
+    pub fn push(&mut self, game: NewGame) -> Vec<PositionRecord> {
         let i = self.out.games.len() as u32;
         // Comment and NAG positions are block-local.
         let base = self.out.positions - self.block_start.0;
@@ -237,6 +240,9 @@ impl BatchEncoder {
         if self.out.games.len().is_multiple_of(BLOCK_GAMES) {
             self.finish_block();
         }
+        let mut positions = game.positions;
+        positions.clear();
+        positions
     }
 
     /// The encoded batch of every game pushed; the encoder is then empty again.
