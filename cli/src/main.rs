@@ -18,9 +18,9 @@ use std::path::PathBuf;
 /// fresh pages for 7-9 % of all CPU (perf). Five seconds still purged about 470 MiB over a
 /// 21 M-position build for the kernel to zero again; kept for good, the build takes about 2 %
 /// less CPU and peaks about 70 MiB higher, still flat with input size (BENCHMARKS.md,
-/// twenty-fourth session). A query lives for milliseconds and touches little of each page: there 2 MiB pages only
-/// cost their zeroing (writing 1,215 games took 85 ms with them, 76 ms without). Environment
-/// variables (`MIMALLOC_*`) still win.
+/// twenty-fourth session). A query lives for milliseconds and touches little of each page:
+/// there 2 MiB pages only cost their zeroing (writing 1,215 games took 85 ms with them, 76 ms
+/// without). Environment variables (`MIMALLOC_*`) still win.
 fn tune_allocator(ingest: bool) {
     // Option numbers of mimalloc v3's `mi_option_e` (libmimalloc-sys does not name these two).
     const ALLOW_LARGE_OS_PAGES: libmimalloc_sys::mi_option_t = 6;

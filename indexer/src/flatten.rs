@@ -1,6 +1,9 @@
 //! Turns a [`GameTree`] into index rows: position ids in the reference CQL order (pre-order, primary
 //! child first, each child's whole subtree before its next sibling) and every per-position column.
 
+use std::cell::Cell;
+use std::thread::LocalKey;
+
 use cqldb_storage::{
     Bitboards, CommentRef, IssueRecord, MaterialSignature, NO_PARENT, NagRef, NewGame,
     PositionFlags, PositionRecord,
@@ -37,13 +40,9 @@ pub fn preorder(tree: &GameTree) -> Vec<u32> {
     order
 }
 
-/// The position rows of a tree, in position-id order, and the node → id map.
-pub fn records(tree: &GameTree) -> (Vec<PositionRecord>, Vec<u32>) {
-    records_into(tree, Vec::new())
-}
-
-/// [`records`] into `out` (emptied first).
-fn records_into(tree: &GameTree, mut out: Vec<PositionRecord>) -> (Vec<PositionRecord>, Vec<u32>) {
+/// The position rows of a tree, in position-id order, in `out` (emptied first), and the node →
+/// id map.
+pub fn records(tree: &GameTree, mut out: Vec<PositionRecord>) -> (Vec<PositionRecord>, Vec<u32>) {
     let order = preorder(tree);
     let mut id_of = vec![0u32; tree.nodes.len()];
     for (id, &n) in order.iter().enumerate() {
@@ -120,29 +119,30 @@ pub const MAX_ISSUES: usize = 100;
 
 thread_local! {
     /// The node buffer of this thread's last game, for its next one (see [`build_into`]).
-    static SPARE_NODES: std::cell::Cell<Vec<Node>> = const { std::cell::Cell::new(Vec::new()) };
+    static SPARE_NODES: Cell<Vec<Node>> = const { Cell::new(Vec::new()) };
     /// A position buffer handed back by [`spare_positions`], for this thread's next game.
-    static SPARE_POSITIONS: std::cell::Cell<Vec<PositionRecord>> =
-        const { std::cell::Cell::new(Vec::new()) };
+    static SPARE_POSITIONS: Cell<Vec<PositionRecord>> = const { Cell::new(Vec::new()) };
 }
 
-/// Buffers longer than this (nodes or positions) are freed, not kept: one huge game must not pin
-/// its memory in every parser thread for the rest of a build.
-const SPARE_MAX: usize = 4096;
+/// Keeps `buffer` in `spare` for this thread's next game, unless it is longer than 4,096 rows:
+/// one huge game must not pin its memory in every parser thread for the rest of a build.
+fn keep_spare<T: 'static>(spare: &'static LocalKey<Cell<Vec<T>>>, buffer: Vec<T>) {
+    if buffer.capacity() <= 4096 {
+        spare.set(buffer);
+    }
+}
 
 /// Keeps a game's emptied position buffer (from [`cqldb_storage::BatchEncoder::push`]) for the
 /// next game [`index_game`] reads on this thread. Allocating one per game, and the node buffer
 /// likewise, cost about 1.5 % of a build's CPU each (BENCHMARKS.md, twenty-fourth session).
 pub fn spare_positions(positions: Vec<PositionRecord>) {
-    if positions.capacity() <= SPARE_MAX {
-        SPARE_POSITIONS.set(positions);
-    }
+    keep_spare(&SPARE_POSITIONS, positions);
 }
 
 /// Reads one raw game into a [`NewGame`] ready for storage.
 pub fn index_game(raw: RawGame, file: u32) -> NewGame {
     let mut tree = build_into(&raw.text, SPARE_NODES.take());
-    let (positions, id_of) = records_into(&tree, SPARE_POSITIONS.take());
+    let (positions, id_of) = records(&tree, SPARE_POSITIONS.take());
     let mut issues: Vec<IssueRecord> = tree
         .issues
         .iter()
@@ -203,10 +203,7 @@ pub fn index_game(raw: RawGame, file: u32) -> NewGame {
             nag,
         })
         .collect();
-    let nodes = std::mem::take(&mut tree.nodes);
-    if nodes.capacity() <= SPARE_MAX {
-        SPARE_NODES.set(nodes);
-    }
+    keep_spare(&SPARE_NODES, std::mem::take(&mut tree.nodes));
     NewGame {
         file,
         line: raw.line,

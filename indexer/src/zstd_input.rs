@@ -53,8 +53,11 @@ impl<R: BufRead> Read for ZstdInput<R> {
         if buf.is_empty() {
             return Ok(0);
         }
+        // Only `drop` takes the context; an end of input here would be a silent truncation.
         let Some(ctx) = self.ctx.as_mut() else {
-            return Ok(0);
+            return Err(io::Error::other(
+                "zstd input read after its context was taken",
+            ));
         };
         loop {
             let data = self.input.fill_buf()?;
