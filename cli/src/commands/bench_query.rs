@@ -247,6 +247,12 @@ pub fn run(
                 s.positions
             );
         }
+        // While the database is still open: its mapped pages count as resident.
+        if let Some((anon, file)) = super::peak_rss::rss_split_mib() {
+            outln!(
+                "resident now: {anon:.0} MiB anonymous (heap, stacks), {file:.0} MiB of mapped files (database pages the kernel can drop)"
+            );
+        }
     }
     if let Some(rss) = super::peak_rss::peak_rss_mib() {
         outln!("peak RSS: {rss:.0} MiB");
