@@ -139,9 +139,10 @@ pub struct EncodedBlock {
 /// Encodes games for a segment (call from any thread).
 pub fn encode_batch(games: Vec<NewGame>) -> EncodedBatch {
     let mut encoder = BatchEncoder::default();
-    games.into_iter().for_each(|g| {
-        encoder.push(g);
-    });
+    for game in games {
+        // The emptied position buffer is for a parser thread's next game; none follows here.
+        encoder.push(game);
+    }
     encoder.finish()
 }
 
