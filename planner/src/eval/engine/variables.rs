@@ -264,13 +264,27 @@ impl Engine {
         }
         let q = self.query.clone();
         let func = &q.functions[f];
-        let mut values = Vec::with_capacity(args.len());
-        for a in args {
-            values.push(self.eval(a, cx)?);
+        // CQL renames each parameter to the variable passed for it, so a variable argument is
+        // passed by name: the body reads it bound or not, and what the body assigns to the
+        // parameter is the caller's variable afterwards. Any other argument is evaluated into
+        // a fresh variable first (the call fails when it has no value). Here that is done by
+        // copying a variable argument in before the body and back out after it. Every value
+        // is read before any parameter is bound, since a parameter may share its slot with
+        // another argument's variable (`f(y x)` for `function f(x y)`).
+        let mut incoming = Vec::with_capacity(args.len());
+        for (&param, a) in func.params.iter().zip(args) {
+            incoming.push(match a.expr {
+                Expr::Var(var) if var == param => Incoming::Same,
+                Expr::Var(var) => Incoming::Name(var, self.vars[var].clone()),
+                _ => Incoming::Value(Some(self.eval(a, cx)?)),
+            });
         }
         let saved: Vec<Option<Value>> = func.params.iter().map(|&s| self.vars[s].clone()).collect();
-        for (&s, v) in func.params.iter().zip(values) {
-            self.vars[s] = Some(v);
+        for (&s, arg) in func.params.iter().zip(&mut incoming) {
+            match arg {
+                Incoming::Same => {}
+                Incoming::Name(_, v) | Incoming::Value(v) => self.vars[s] = v.take(),
+            }
         }
         // CQL transforms a call, not a function's definition: the arguments (evaluated above)
         // are read through the transforms around the call, the body is not.
@@ -279,11 +293,30 @@ impl Engine {
         let r = self.eval(&func.body, cx);
         cx.call_depth -= 1;
         cx.transforms = outer;
-        for (&s, v) in func.params.iter().zip(saved) {
-            self.vars[s] = v;
+        let finals: Vec<Option<Value>> =
+            func.params.iter().map(|&s| self.vars[s].clone()).collect();
+        for ((&s, v), arg) in func.params.iter().zip(saved).zip(&incoming) {
+            if !matches!(arg, Incoming::Same) {
+                self.vars[s] = v;
+            }
+        }
+        for (arg, v) in incoming.iter().zip(finals) {
+            if let Incoming::Name(var, _) = arg {
+                self.vars[*var] = v;
+            }
         }
         r
     }
+}
+
+/// What a function's parameter is bound to for one call.
+enum Incoming {
+    /// The argument is the parameter's own variable (same name): nothing to bind or restore.
+    Same,
+    /// A variable passed by name: its value on entry, written back on exit.
+    Name(usize, Option<Value>),
+    /// Any other argument's value (taken when the parameter is bound).
+    Value(Option<Value>),
 }
 
 /// Counts one more turn of a `while` or `loop` in this game; false (with a warning) past
@@ -353,6 +386,83 @@ mod assignment_tests {
         assert!(
             crate::parse("cql() Y += 1").is_err(),
             "used before it is assigned"
+        );
+    }
+    /// A variable argument is passed by name (the parameter is renamed to it); anything else,
+    /// `{y}` included, is a value copied into the parameter.
+    #[test]
+    fn functions_take_variables_by_name() {
+        let all: Vec<u32> = (0..=8).collect();
+        let cube = "function Cube(x){x = x * x * x} ";
+        assert_eq!(
+            matching(&format!("{cube} y = 3 Cube(y) y == 27"), SCHOLAR),
+            all
+        );
+        assert_eq!(
+            matching(&format!("{cube} y = 3 Cube({{y}}) y == 3"), SCHOLAR),
+            all
+        );
+        // The call's value is still the body's.
+        assert_eq!(
+            matching(
+                "function Dbl(x){x = x * 2 x} y = 4 Dbl(y) == 8 y == 8",
+                SCHOLAR
+            ),
+            all
+        );
+        // An unbound variable is passed unbound, and bound by the body.
+        assert_eq!(
+            matching(
+                "function Set(v){v = 5} w = 1 unbind w Set(w) w == 5",
+                SCHOLAR
+            ),
+            all
+        );
+        assert_eq!(
+            matching(
+                "function Bound(v){isbound v} w = 1 unbind w Bound(w)",
+                SCHOLAR
+            ),
+            Vec::<u32>::new()
+        );
+        // Parameters named like the caller's variables, passed crosswise.
+        assert_eq!(
+            matching(
+                "function Swap(One Two){T = One One = Two Two = T} One = 1 Two = 2 Swap(Two One) One == 2 Two == 1",
+                SCHOLAR
+            ),
+            all
+        );
+        // The same name as the parameter; and a parameter that shadows an unrelated global
+        // gets the global back after the call.
+        assert_eq!(
+            matching(
+                "function Inc(Cnt){Cnt += 1} Cnt = 1 Inc(Cnt) Inc(Cnt) Cnt == 3",
+                SCHOLAR
+            ),
+            all
+        );
+        assert_eq!(
+            matching(
+                "function Inc(Cnt){Cnt += 1} Cnt = 7 Other = 1 Inc(Other) Other == 2 Cnt == 7",
+                SCHOLAR
+            ),
+            all
+        );
+        // Set variables, and a recursive call through a by-name parameter.
+        assert_eq!(
+            matching(
+                "function Grow(Z){Z = Z | h5} S = f7 Grow(S) S == [f7,h5]",
+                SCHOLAR
+            ),
+            all
+        );
+        assert_eq!(
+            matching(
+                "function Down(Dn){if Dn > 0 {Dn -= 1 Down(Dn)} else true} Ct = 4 Down(Ct) Ct == 0",
+                SCHOLAR
+            ),
+            all
         );
     }
 }
