@@ -552,7 +552,7 @@ pub enum Expr {
     /// Three or more operands joined by arrows pointing one way (`x -> y -> z`, `z <- y <- x`).
     AttackChain(Arrow, Vec<Node>),
     /// Direction filters: `up 1 Q`, `anydirection k`.
-    Direction(Direction, u8, u8, Box<Node>),
+    Direction(Direction, i8, i8, Box<Node>),
     /// `light X` (true) / `dark X` (false).
     Shade(bool, Box<Node>),
     /// `rank X` (true) / `file X` (false).

@@ -160,17 +160,15 @@ pub fn bits(mut s: u64) -> impl Iterator<Item = u32> {
 }
 
 /// Squares at distance `lo..=hi` from X in direction `d`, ignoring occupancy.
-pub fn direction(d: Direction, lo: u8, hi: u8, x: u64) -> u64 {
+pub fn direction(d: Direction, lo: i8, hi: i8, x: u64) -> u64 {
     let mut out = 0;
     for sq in bits(x) {
         let (f, r) = ((sq % 8) as i8, (sq / 8) as i8);
         for &(df, dr) in d.steps() {
-            for k in 1..=7i8 {
+            // A negative distance steps the other way; 0 is the square itself.
+            for k in lo.max(-7)..=hi.min(7) {
                 let (nf, nr) = (f + df * k, r + dr * k);
-                if !(0..8).contains(&nf) || !(0..8).contains(&nr) {
-                    break;
-                }
-                if (lo as i8..=hi as i8).contains(&k) {
+                if (0..8).contains(&nf) && (0..8).contains(&nr) {
                     out |= 1 << (nr * 8 + nf);
                 }
             }
