@@ -410,7 +410,10 @@ impl Parser {
         } else {
             false
         };
-        let body = self.unary()?;
+        // The body is one whole filter, comparisons included, as a transform's argument (CQL's
+        // precedence table puts both with the constituents of `{...}`): `echo (s t) s&t == .`
+        // compares the two boards, not the echo's value.
+        let body = self.filter()?;
         Ok(Expr::Echo(Box::new(Echo {
             quiet,
             source,

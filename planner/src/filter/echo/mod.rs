@@ -134,3 +134,26 @@ fn note(e: &Echo, ev: &mut impl Bind, cx: &mut Cx, source: u32, hits: &[u32]) {
 pub fn bounds() -> Bounds {
     Bounds::unknown()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::testing::matching;
+
+    /// The body is one whole filter, its comparison included: `s & t == .` compares the two
+    /// boards, as `{s & t == .}` does.
+    #[test]
+    fn the_body_takes_its_comparison() {
+        // Positions: 0 start, 1 Nf3, 2 Nf6, 3 Ng1, 4 Ng8 (the start's board again), 5 e4.
+        let shuffle = "[Event \"t\"]\n[Result \"*\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. e4 *\n";
+        let braced = matching("echo quiet (s t) { s & t == . }", shuffle);
+        assert_eq!(braced, vec![0, 4]);
+        assert_eq!(matching("echo quiet (s t) s & t == .", shuffle), braced);
+        // A number compared inside the body, at each target: some other position is the
+        // second one, for every source but that one (the echo's own value, the largest id
+        // of a target, is never 1).
+        assert_eq!(
+            matching("echo quiet (s t) positionid == 1", shuffle),
+            vec![0, 2, 3, 4, 5]
+        );
+    }
+}
