@@ -59,6 +59,19 @@ pub fn eval(c: &ConsecutiveMoves, ev: &mut impl Evaluate, cx: &mut Cx) -> Option
     let l = cx.game.lca(x, y);
     let ply = |p: u32| u64::from(cx.game.positions[p as usize].ply);
     let (na, nb) = (ply(x) - ply(l), ply(y) - ply(l));
+    // No run is longer than the shorter line: when one position is the other's ancestor (an
+    // `echo` along one line, most of its pairs) the answer is 0, and a range above the
+    // shorter line's length cannot be met. Neither needs the lines walked, which keeps an
+    // `echo` over a long game's pairs within the work allowed for a game.
+    let most = i64::try_from(na.min(nb)).unwrap_or(i64::MAX);
+    if let Some((lo, _)) = c.range
+        && lo > most
+    {
+        return None;
+    }
+    if most == 0 {
+        return in_range(c, 0);
+    }
     // The comparison is quadratic in the lines' lengths, and walking them linear.
     if !cx.charge(na + nb + na.saturating_mul(nb), "consecutivemoves") {
         return None;
@@ -77,7 +90,11 @@ pub fn eval(c: &ConsecutiveMoves, ev: &mut impl Evaluate, cx: &mut Cx) -> Option
         }
         prev = cur;
     }
-    let n = best as i64;
+    in_range(c, best as i64)
+}
+
+/// The value `n`, or no match when the filter has a range without it.
+fn in_range(c: &ConsecutiveMoves, n: i64) -> Option<Value> {
     match c.range {
         Some((lo, hi)) if !(lo..=hi).contains(&n) => None,
         _ => Some(Value::Num(n)),
@@ -109,5 +126,39 @@ mod tests {
         let quiet_first =
             "terminal mainline echo (s t) { terminal variation consecutivemoves quiet 3 (s t) }";
         assert!(!matching(quiet_first, TRY).is_empty());
+    }
+
+    /// An `echo` over every pair of a long game's positions: along one line the run is 0
+    /// without the lines being walked, so the game stays within the work allowed for it
+    /// (the lines walked for its 160,000 pairs made about 21 M before).
+    #[test]
+    fn an_echo_over_a_long_line_is_not_stopped() {
+        let shuffle = (0..99)
+            .map(|k| format!("{}. Nf3 Nf6 {}. Ng1 Ng8", 2 * k + 1, 2 * k + 2))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let with_try = format!(
+            "[Event \"t\"]\n[Result \"*\"]\n\n{shuffle} 199. Nf3 Nf6 (199... Nc6 200. Ng1 Nb8) 200. Ng1 Ng8 *\n"
+        );
+        let g = crate::filter::testing::game(&with_try);
+        let run = |q: &str| {
+            let q = crate::parse(&format!("cql(variations) {q}")).expect("parses");
+            crate::eval::Engine::new(q, true).run_game(&g)
+        };
+        let r = run("echo (s t) consecutivemoves quiet 15 100 (s t)");
+        assert_eq!(r.halt, None, "{:?}", r.warnings);
+        assert!(r.matched.is_empty());
+        // Without a range every pair still gets its value (0 along one line).
+        let r = run("echo (s t) consecutivemoves (s t) == 0");
+        assert_eq!(r.halt, None);
+        let missing: Vec<u32> = (0..g.len() as u32)
+            .filter(|p| !r.matched.contains(p))
+            .collect();
+        assert_eq!(missing, Vec::<u32>::new());
+        // A variation's lines are still compared: Nf6 Ng1 Ng8 after the last common position.
+        let r =
+            run("terminal variation echo (s t) { terminal mainline consecutivemoves (s t) >= 1 }");
+        assert_eq!(r.halt, None);
+        assert_eq!(r.matched.len(), 1);
     }
 }
