@@ -6,6 +6,7 @@
 //! first value (a string), and it matches where the game has the tag.
 
 use crate::ast::{Expr, TagField};
+use crate::error::ParseError;
 use crate::eval::Cx;
 use crate::eval::value::Value;
 use crate::filter::syntax::{PResult, Syntax};
@@ -29,7 +30,51 @@ pub fn parse(word: &str, p: &mut dyn Syntax) -> PResult<Expr> {
         "eco" => TagField::Eco,
         _ => TagField::Named(p.string("expected a tag name string after 'tag'")?.0),
     };
-    Ok(Expr::Tag(field, p.optional_string()))
+    let search = p.optional_string();
+    if let Some(s) = &search
+        && implicit_search(&field)
+        && let Some(why) = reads_as_regex(s)
+    {
+        let filter = match field {
+            TagField::Player(Some(true)) => "player white",
+            TagField::Player(Some(false)) => "player black",
+            _ => word,
+        };
+        return Err(ParseError::new(
+            format!(
+                "the string after '{filter}' {why}, which CQL refuses there since 6.1 (it would \
+                 read as a regular expression): write \"{s}\" in {filter} to search for the text, \
+                 or use '~~' for a regular expression"
+            ),
+            p.previous_span(),
+        ));
+    }
+    Ok(Expr::Tag(field, search))
+}
+
+/// CQL's implicit search filters: the tag filters whose string is searched for as literal
+/// text (`player "Tal"` is `"Tal" in player`). `eco` and `tag "Name"` are not among them.
+fn implicit_search(field: &TagField) -> bool {
+    match field {
+        TagField::Player(_)
+        | TagField::Event
+        | TagField::Site
+        | TagField::Date
+        | TagField::EventDate => true,
+        TagField::Eco | TagField::Named(_) => false,
+    }
+}
+
+/// Why CQL 6.1 refuses `s` as an implicit search string, if it does: a `+`, `*` or `?` after
+/// the first character, or a `[` before a `]`.
+fn reads_as_regex(s: &str) -> Option<String> {
+    if let Some(c) = s.chars().skip(1).find(|c| matches!(c, '+' | '*' | '?')) {
+        return Some(format!("has '{c}' after its first character"));
+    }
+    let open = s.find('[')?;
+    s[open..]
+        .contains(']')
+        .then(|| "has a '[' before a ']'".to_owned())
 }
 
 /// A search matches or not; a tag without one is a string.
@@ -93,6 +138,37 @@ pub fn bounds(field: &TagField, search: Option<&str>) -> Bounds {
 mod tests {
     use super::*;
     use crate::filter::testing::{bounds as bounds_of, matching};
+
+    /// CQL 6.1 refuses an implicit search string that would read as a regular expression;
+    /// the same text is still searched for with `in`, or as a pattern with `~~`.
+    #[test]
+    fn search_strings_that_read_as_patterns_are_refused() {
+        for q in [
+            "player \"Ca*\"",
+            "player white \"Ta+l\"",
+            "event \"Ch?\"",
+            "site \"[ab]c\"",
+            "date \"19[5-9]\"",
+            "eventdate \"x?\"",
+        ] {
+            let e = crate::parse(&format!("cql() {q}")).expect_err(q);
+            assert!(
+                e.message.contains("regular expression"),
+                "{q}: {}",
+                e.message
+            );
+        }
+        for q in [
+            "player \"*Tal\"",
+            "event \"] [\"",
+            "\"Ca*\" in player",
+            "player ~~ \"Ca*\"",
+            "tag \"Opening\" \"Sicilian*\"",
+            "eco \"B2*\"",
+        ] {
+            assert!(crate::parse(&format!("cql() {q}")).is_ok(), "{q}");
+        }
+    }
 
     const GAME: &str = "[Event \"Casual game\"]\n[White \"Anderssen, Adolf\"]\n[Black \"Kieseritzky, Lionel\"]\n[ECO \"C33\"]\n[Annotator \"Steinitz\"]\n\n1. e4 *\n";
 
