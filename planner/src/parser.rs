@@ -457,32 +457,32 @@ impl Parser {
     }
 
     fn union(&mut self) -> PResult<Node> {
-        let mut operands = vec![self.inter()?];
-        while self.at_sym("|") {
-            let t = self.next();
-            let rhs = self.inter()?;
-            if let Some(lhs) = operands.last() {
-                crate::types::check_set_op("|", ty_of(lhs, self), ty_of(&rhs, self), t.span)?;
-            }
-            operands.push(rhs);
-        }
-        Ok(balanced(operands, |a, b| {
-            Expr::Binary(BinOp::Union, Box::new(a), Box::new(b))
-        }))
+        self.set_chain("|", BinOp::Union, Self::inter)
     }
 
     fn inter(&mut self) -> PResult<Node> {
-        let mut operands = vec![self.additive()?];
-        while self.at_sym("&") {
+        self.set_chain("&", BinOp::Inter, Self::additive)
+    }
+
+    /// Operands joined by the set operator `sym` (`|` or `&`), checked to be sets, kept as a
+    /// balanced tree (a long chain does not nest deeply).
+    fn set_chain(
+        &mut self,
+        sym: &'static str,
+        op: BinOp,
+        operand: fn(&mut Self) -> PResult<Node>,
+    ) -> PResult<Node> {
+        let mut operands = vec![operand(self)?];
+        while self.at_sym(sym) {
             let t = self.next();
-            let rhs = self.additive()?;
+            let rhs = operand(self)?;
             if let Some(lhs) = operands.last() {
-                crate::types::check_set_op("&", ty_of(lhs, self), ty_of(&rhs, self), t.span)?;
+                crate::types::check_set_op(sym, ty_of(lhs, self), ty_of(&rhs, self), t.span)?;
             }
             operands.push(rhs);
         }
         Ok(balanced(operands, |a, b| {
-            Expr::Binary(BinOp::Inter, Box::new(a), Box::new(b))
+            Expr::Binary(op, Box::new(a), Box::new(b))
         }))
     }
 
@@ -585,6 +585,17 @@ impl Parser {
         filter::attack::join(operands, &arrows, span)
     }
 
+    /// What `#` counts: a set up to `|`, `&` and attack arrows, which CQL's precedence table
+    /// puts above `#` (`#P attackedby K` counts the pawns the king attacks), but not the
+    /// arithmetic below it (`#A - #a`).
+    fn count_operand(&mut self) -> PResult<Node> {
+        self.set_chain("|", BinOp::Union, Self::count_intersection)
+    }
+
+    fn count_intersection(&mut self) -> PResult<Node> {
+        self.set_chain("&", BinOp::Inter, Self::arrow)
+    }
+
     fn colon(&mut self) -> PResult<Node> {
         let start = self.peek().span.start;
         let lhs = self.unary()?;
@@ -610,7 +621,7 @@ impl Parser {
             span: p.span_from(start),
         };
         if self.eat_sym("#") {
-            let arg = self.nested(Self::unary)?;
+            let arg = self.nested(Self::count_operand)?;
             return Ok(wrap(self, Expr::Count(Box::new(arg))));
         }
         if self.eat_sym("~") {

@@ -211,6 +211,10 @@ fn compare(first: &Node, rest: &[(CmpOp, Node)]) -> Bounds {
 /// `ply op N`, `depth op N`, `movenumber op N`, `year op N`, `elo white op N` (either way
 /// round): the filter's own rule for comparisons with a number.
 fn compare_number(first: &Node, op: CmpOp, second: &Node) -> Option<Bounds> {
+    // `x != n` is `not x == n`: it holds in a game without a year or a rating too.
+    if op == CmpOp::Ne {
+        return compare_number(first, CmpOp::Eq, second).map(Bounds::negate);
+    }
     let rule = |e: &Expr, op: CmpOp, n: i64| match e {
         Expr::Ply => filter::ply::compare_bounds(op, n),
         Expr::Depth => filter::depth::compare_bounds(op, n),

@@ -22,6 +22,18 @@ impl Engine {
                 let holds = op.holds(i64::from(s.count_ones()).cmp(k));
                 return holds.then_some(Value::Matched);
             }
+            // CQL defines `x != y` as `not x == y`: it also matches where a side has no
+            // value (`5 != parent:#A` at the first position).
+            if *op == CmpOp::Ne {
+                let equal = match self.eval(first, cx) {
+                    Some(a) => match self.eval(rhs, cx) {
+                        Some(b) => self.compare(CmpOp::Eq, &a, &b, cx).unwrap_or(false),
+                        None => false,
+                    },
+                    None => false,
+                };
+                return (!equal).then_some(Value::Matched);
+            }
             let a = self.eval(first, cx)?;
             let b = self.eval(rhs, cx)?;
             return self.compare(*op, &a, &b, cx)?.then_some(Value::Matched);
@@ -72,6 +84,12 @@ impl Engine {
     }
 
     pub(super) fn count(&mut self, a: &Node, cx: &mut Cx) -> Option<Value> {
+        // `#D` of a dictionary: its number of entries (CQL).
+        if let Expr::Var(slot) = a.expr
+            && matches!(self.query.vars.get(slot), Some((_, VarKind::Dictionary)))
+        {
+            return Some(Value::Num(self.dicts[slot].len() as i64));
+        }
         match self.eval(a, cx)? {
             Value::Str(s) => Some(Value::Num(s.chars().count() as i64)),
             v => Some(Value::Num(self.as_set(&v, cx)?.count_ones() as i64)),
@@ -105,11 +123,16 @@ impl Engine {
     }
 
     pub(super) fn min_max(&mut self, max: &bool, args: &[Node], cx: &mut Cx) -> Option<Value> {
+        // It matches when at least one argument does (CQL): the others are left out.
         let mut best: Option<i64> = None;
         for a in args {
-            let v = match self.eval(a, cx)? {
-                Value::Num(v) => v,
-                other => self.as_set(&other, cx)?.count_ones() as i64,
+            let v = match self.eval(a, cx) {
+                Some(Value::Num(v)) => v,
+                Some(other) => match self.as_set(&other, cx) {
+                    Some(s) => i64::from(s.count_ones()),
+                    None => continue,
+                },
+                None => continue,
             };
             best = Some(match best {
                 None => v,
@@ -171,5 +194,75 @@ impl Engine {
             }
         };
         Some(op.holds(ord))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::testing::{SCHOLAR, bounds, matching};
+    use crate::plan::bounds::Bounds;
+
+    /// `x != y` is `not x == y`: it matches where a side has no value, as CQL defines it.
+    #[test]
+    fn not_equal_is_not_equal_to() {
+        let all: Vec<u32> = (0..=8).collect();
+        // The first position has no parent.
+        assert_eq!(matching("5 != parent:#A", SCHOLAR), all);
+        assert_eq!(
+            matching("5 != parent:#A", SCHOLAR),
+            matching("not (5 == parent:#A)", SCHOLAR)
+        );
+        // White never loses a piece: only the first position, without a parent.
+        assert_eq!(matching("16 != parent:#A", SCHOLAR), vec![0]);
+        // No White tag: `player white` has no value.
+        assert_eq!(matching("\"a\" != player white", SCHOLAR), all);
+        let dated = "[Date \"1851.06.21\"]\n\n1. e4 *\n";
+        assert_eq!(matching("year != 1851", dated), Vec::<u32>::new());
+        assert_eq!(matching("year != 1900", dated), vec![0, 1]);
+        assert_eq!(matching("year != 1900", "1. e4 *\n"), vec![0, 1]);
+        // The index rule agrees: the negation of `==`, so games without a year are in it.
+        assert_eq!(
+            bounds("year != 1900"),
+            Bounds::negate(bounds("year == 1900"))
+        );
+        assert_eq!(bounds("ply != 3"), Bounds::negate(bounds("ply == 3")));
+        // Sets: `!=` between two sets that both have values.
+        assert_eq!(matching("Q != Qd1", SCHOLAR), vec![3, 4, 5, 6, 7, 8]);
+    }
+
+    /// `#` counts a set up to `|`, `&` and attack arrows (CQL's precedence table puts them
+    /// above it), and leaves arithmetic outside.
+    #[test]
+    fn count_takes_set_operators_not_arithmetic() {
+        // At the start the king on e1 attacks the pawns on d2, e2 and f2.
+        assert_eq!(matching("initial #P attackedby K == 3", SCHOLAR), vec![0]);
+        assert_eq!(matching("initial #P & d-f2 == 3", SCHOLAR), vec![0]);
+        assert_eq!(matching("initial #Q | R == 3", SCHOLAR), vec![0]);
+        assert_eq!(matching("initial #A - #a == 0", SCHOLAR), vec![0]);
+        assert_eq!(matching("initial #P * 2 == 16", SCHOLAR), vec![0]);
+    }
+
+    /// `#D` of a dictionary counts its entries.
+    #[test]
+    fn count_of_a_dictionary_is_its_entries() {
+        assert_eq!(
+            matching(
+                "dictionary D initial #D == 0 D[\"pin\"] = \"knight\" #D == 1",
+                SCHOLAR
+            ),
+            vec![0]
+        );
+    }
+
+    /// `max` and `min` match when at least one argument does, over the ones that do.
+    #[test]
+    fn max_and_min_leave_out_arguments_without_a_value() {
+        assert_eq!(matching("initial max(1 parent:ply) == 1", SCHOLAR), vec![0]);
+        assert_eq!(matching("initial min(5 parent:ply) == 5", SCHOLAR), vec![0]);
+        assert_eq!(matching("max(parent:ply 0) == ply - 1", SCHOLAR).len(), 8);
+        assert_eq!(
+            matching("initial max(parent:ply child(5):ply)", SCHOLAR),
+            Vec::<u32>::new()
+        );
     }
 }

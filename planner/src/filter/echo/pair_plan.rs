@@ -91,6 +91,12 @@ impl PairPlan {
             self.pair_tests.push(test);
             return;
         };
+        // `x != y` also holds where a side has no value: the split forms below compare two
+        // values, so a `!=` stays a whole test of the pair.
+        if *op == CmpOp::Ne {
+            self.pair_tests.push(test);
+            return;
+        }
         // `#(S & T) op k`, the factors either way round.
         if let (Operand::Num(super::pairs::Num::Count(Set::Inter(x, y))), Operand::Num(k)) =
             (first, second)

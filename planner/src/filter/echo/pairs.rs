@@ -386,6 +386,13 @@ impl Pair<'_> {
     /// chain holding a number, every set stands for its size.
     fn compare(&self, first: &Operand, rest: &[(CmpOp, Operand)]) -> Option<bool> {
         if let [(op, second)] = rest {
+            // `x != y` is `not x == y`, true where a side has no value (as the interpreter).
+            if *op == CmpOp::Ne {
+                return Some(match (self.operand(first), self.operand(second)) {
+                    (Some(a), Some(b)) => !compare(CmpOp::Eq, a, b),
+                    _ => true,
+                });
+            }
             return Some(compare(*op, self.operand(first)?, self.operand(second)?));
         }
         let mut values = Vec::with_capacity(rest.len() + 1);
