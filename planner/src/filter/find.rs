@@ -1,7 +1,7 @@
 //! `find [quiet] [<--] [all | N [M]] F`: the first position from the current one onwards in
 //! the game (its subtree, in order) where `F` matches, or with `<--` the nearest going back
 //! towards the game's first position. With `all` or a count it is instead the number of such
-//! positions, matching when it lies in the range (`N` alone: at least `N`). It notes `Found`
+//! positions, matching when it lies in the range (`N` alone: at least `N`; `all`: at least 1). It notes `Found`
 //! at the position found, or `Found k of n` at each one counted; `quiet` drops those and the
 //! comments `F` makes.
 
@@ -26,7 +26,9 @@ pub fn parse(_: &str, p: &mut dyn Syntax) -> PResult<Expr> {
         } else if p.eat_sym("<--") {
             backward = true;
         } else if p.eat_word("all") {
-            count = Some((0, i64::MAX));
+            // The count, matching only when it is not 0 (CQL's `find all`); a range may
+            // include 0.
+            count = Some((1, i64::MAX));
         } else if let Some(lo) = p.number() {
             count = Some((lo, p.number().unwrap_or(i64::MAX)));
         } else {
@@ -152,6 +154,13 @@ mod tests {
             matching("(find all check) == 1", SCHOLAR),
             (0..=7).collect::<Vec<u32>>()
         );
+        // `find all` matches only where the count is not 0; a range may take 0.
+        assert_eq!(
+            matching("find all check", SCHOLAR),
+            (0..=7).collect::<Vec<u32>>()
+        );
+        assert_eq!(matching("not find all check", SCHOLAR), vec![8]);
+        assert_eq!(matching("find 0 5 check == 0", SCHOLAR), vec![8]);
         assert_eq!(bounds_of("find mate"), bounds());
     }
 }
