@@ -162,6 +162,15 @@ impl Direction {
     }
 }
 
+/// The squares a `pin` filter stands for, which CQL decides by the part written first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PinSet {
+    /// `from` first: the pinning pieces.
+    Pinning,
+    /// Anything else first, or nothing: the pinned pieces.
+    Pinned,
+}
+
 /// Pawn-structure sets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PawnKind {
@@ -563,8 +572,13 @@ pub enum Expr {
     Between(Box<Node>, Box<Node>),
     /// `ray [dir] (S1 ... Sn)`; xray when the flag is set.
     Ray(Option<Direction>, Vec<Node>, bool),
-    /// `pin [from X] [through Y] [to Z]`
-    Pin(Option<Box<Node>>, Option<Box<Node>>, Option<Box<Node>>),
+    /// `pin [from X] [through Y] [to Z]`, and which squares it stands for.
+    Pin(
+        Option<Box<Node>>,
+        Option<Box<Node>>,
+        Option<Box<Node>>,
+        PinSet,
+    ),
     /// Pawn-structure sets.
     Pawns(PawnKind),
     /// `fen "..."`: board pattern (64 entries: piece index, 12 = empty, 13 = any).
@@ -970,7 +984,7 @@ impl Node {
                 out.push(a);
                 out.extend(rest.iter().map(|(_, x)| x));
             }
-            Pin(a, b, c) => out.extend([a, b, c].into_iter().flatten().map(|x| &**x)),
+            Pin(a, b, c, _) => out.extend([a, b, c].into_iter().flatten().map(|x| &**x)),
             Child(a) => out.extend(a.as_deref()),
             Slice(a, b, c, _) => {
                 out.push(a);
@@ -1127,7 +1141,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Node)) {
             f(a);
             rest.iter_mut().for_each(|(_, x)| f(x));
         }
-        Pin(a, b, c) => [a, b, c].into_iter().flatten().for_each(|x| f(x)),
+        Pin(a, b, c, _) => [a, b, c].into_iter().flatten().for_each(|x| f(x)),
         Child(a) => {
             if let Some(a) = a {
                 f(a);

@@ -205,6 +205,24 @@ fn step_between(a: u32, b: u32, dirs: &[(i8, i8)]) -> Option<(i8, i8)> {
 
 /// `ray [dir] (S1 .. Sn)`: squares of S1 that start a line through pieces of S2..Sn in order,
 /// with only empty squares between consecutive ones.
+/// `xray (x rest...)`, which CQL defines as `ray orthogonal ({x&[RrQq]} rest...) | ray
+/// diagonal ({x&[BbQq]} rest...)`: a ray along the lines the first set's pieces move on.
+pub fn xray(rec: &PositionRecord, sets: &[u64]) -> u64 {
+    let Some((&first, rest)) = sets.split_first() else {
+        return 0;
+    };
+    let role = |r: Role| rec.board.0[1 + r as usize];
+    let queens = role(Role::Queen);
+    let along = |pieces: u64, d: Direction| {
+        let mut s = Vec::with_capacity(sets.len());
+        s.push(first & pieces);
+        s.extend_from_slice(rest);
+        ray(rec, Some(d), &s)
+    };
+    along(role(Role::Rook) | queens, Direction::Orthogonal)
+        | along(role(Role::Bishop) | queens, Direction::Diagonal)
+}
+
 pub fn ray(rec: &PositionRecord, dir: Option<Direction>, sets: &[u64]) -> u64 {
     let dirs = dir.unwrap_or(Direction::AnyDirection).steps();
     let occ = occupied(rec).0;

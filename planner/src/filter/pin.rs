@@ -1,8 +1,9 @@
-//! `pin [from A] [through B] [to C]`: the pinned pieces — pieces on `B` standing between a
-//! line piece on `A` and a king (or a piece on `C`) of their own colour. With only `from`, its
-//! value is the pinning pieces instead.
+//! `pin [from A] [through B] [to C]`: pins of a piece on `B` standing between a line piece on
+//! `A` and a king (or a piece on `C`) of its own colour. The set it stands for follows the part
+//! written first, as CQL says: with `from` first the pinning pieces, otherwise the pinned ones
+//! (`pin from Q` and `pin from Q through [Aa] to [Kk]` are the same filter).
 
-use crate::ast::{Expr, Node};
+use crate::ast::{Expr, Node, PinSet};
 use crate::eval::value::Value;
 use crate::eval::{Cx, Evaluate, board};
 use crate::filter::syntax::{PResult, Syntax};
@@ -15,29 +16,31 @@ pub const KEYWORDS: &[&str] = &["pin"];
 /// Reads `pin` and its `from`, `through` and `to` parts, in any order.
 pub fn parse(_: &str, p: &mut dyn Syntax) -> PResult<Expr> {
     let (mut from, mut through, mut to) = (None, None, None);
+    let mut first = None;
     loop {
-        let slot = if p.eat_word("from") {
-            &mut from
+        let (slot, set) = if p.eat_word("from") {
+            (&mut from, PinSet::Pinning)
         } else if p.eat_word("through") {
-            &mut through
+            (&mut through, PinSet::Pinned)
         } else if p.eat_word("to") {
-            &mut to
+            (&mut to, PinSet::Pinned)
         } else {
             break;
         };
+        first.get_or_insert(set);
         *slot = Some(Box::new(p.operand()?));
     }
-    Ok(Expr::Pin(from, through, to))
+    let set = first.unwrap_or(PinSet::Pinned);
+    Ok(Expr::Pin(from, through, to, set))
 }
 
 /// A square set.
 pub const TYPE: Ty = Ty::Set;
 
-/// The pinned (or, with only `from`, pinning) pieces.
+/// The pinned or the pinning pieces, as `set` says; the parts are `from`, `through`, `to`.
 pub fn eval(
-    from: Option<&Node>,
-    through: Option<&Node>,
-    to: Option<&Node>,
+    [from, through, to]: [Option<&Node>; 3],
+    set: PinSet,
     ev: &mut impl Evaluate,
     cx: &mut Cx,
 ) -> Option<Value> {
@@ -54,8 +57,10 @@ pub fn eval(
         None => None,
     };
     let (pinned, pinners) = board::pins(cx.position(), from_set, through_set, to_set);
-    let only_from = from.is_some() && through.is_none() && to.is_none();
-    Some(Value::Set(if only_from { pinners } else { pinned }))
+    Some(Value::Set(match set {
+        PinSet::Pinning => pinners,
+        PinSet::Pinned => pinned,
+    }))
 }
 
 /// Index rule: none.
@@ -76,6 +81,14 @@ mod tests {
         assert_eq!(matching("pin from B == b5", pgn), vec![6]);
         assert_eq!(matching("pin through n", pgn), vec![6]);
         assert_eq!(matching("pin from Q", pgn), Vec::<u32>::new());
+        // The part written first decides the set: `from` first, the pinning pieces.
+        assert_eq!(matching("pin from B through n == b5", pgn), vec![6]);
+        assert_eq!(
+            matching("pin from B through [Aa] to [Kk] == b5", pgn),
+            vec![6]
+        );
+        assert_eq!(matching("pin through n from B == c6", pgn), vec![6]);
+        assert_eq!(matching("pin to k from B == c6", pgn), vec![6]);
         assert_eq!(bounds_of("pin"), bounds());
     }
 }

@@ -345,15 +345,18 @@ impl Engine {
             MoveNumber => filter::move_number::eval(cx),
             NullMove => filter::null_move::eval(cx),
             Pawns(kind) => filter::pawns::eval(*kind, cx),
-            Pin(from, through, to) => {
-                filter::pin::eval(from.as_deref(), through.as_deref(), to.as_deref(), self, cx)
-            }
+            Pin(from, through, to, set) => filter::pin::eval(
+                [from.as_deref(), through.as_deref(), to.as_deref()],
+                *set,
+                self,
+                cx,
+            ),
             Ply => filter::ply::eval(cx),
             PositionId => filter::position_id::eval(cx),
             Primary => filter::primary::eval(true, cx),
             Power(a) => filter::power::eval(a, self, cx),
             RankFile(rank, a) => filter::rank_file::eval(*rank, a, self, cx),
-            Ray(dir, sets, _) => filter::ray::eval(*dir, sets, self, cx),
+            Ray(dir, sets, xray) => filter::ray::eval(*dir, sets, *xray, self, cx),
             Result(r) => filter::result::eval(r, cx),
             Secondary => filter::primary::eval(false, cx),
             Shade(light, a) => filter::shade::eval(*light, a, self, cx),
