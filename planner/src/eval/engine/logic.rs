@@ -10,9 +10,15 @@ use super::Engine;
 impl Engine {
     pub(super) fn compound(&mut self, items: &[Node], cx: &mut Cx) -> Option<Value> {
         let mut last = Value::Matched;
-        for it in items {
+        for (i, it) in items.iter().enumerate() {
             let v = self.eval(it, cx);
             if !matches(&v) {
+                // A compound whose last filter is a set stands for the empty set where that
+                // set is empty (CQL): `#{Q} == 0` holds without a queen, `{Ra3} == Ra3`
+                // always. As a filter it still does not match.
+                if i + 1 == items.len() && matches!(v, Some(Value::Set(_))) {
+                    return v;
+                }
                 return None;
             }
             last = v?;
@@ -74,5 +80,27 @@ impl Engine {
         let v = self.eval(f, cx);
         cx.cur = saved;
         v.filter(|v| matches(&Some(v.clone())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::testing::{SCHOLAR, matching};
+
+    /// A compound ending in a set is that set, the empty set included; as a filter an empty
+    /// one does not match.
+    #[test]
+    fn a_compound_ending_in_an_empty_set_is_the_empty_set() {
+        let all: Vec<u32> = (0..=8).collect();
+        assert_eq!(matching("#{Ra3} == 0", SCHOLAR), all);
+        assert_eq!(matching("{Ra3} == Ra3", SCHOLAR), all);
+        assert_eq!(matching("{Ra3}", SCHOLAR), Vec::<u32>::new());
+        assert_eq!(matching("not {Ra3}", SCHOLAR), all);
+        // The queen leaves d1 with 2. Qh5.
+        assert_eq!(matching("#{Qd1} == 1", SCHOLAR), vec![0, 1, 2]);
+        assert_eq!(
+            matching("(Qh5 | {Qd1}) == Q", SCHOLAR),
+            (0..=6).chain([8]).collect::<Vec<u32>>()
+        );
     }
 }
