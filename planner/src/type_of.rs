@@ -84,6 +84,8 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Neg(_) => Ty::Number,
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
         Pieces(_) | Complement(_) => Ty::Set,
+        // Without `all` an iteration stands for the squares its body held for.
+        SquareIter(_, false, ..) | PieceIter(_, false, ..) => Ty::Set,
         Dash(_) => filter::dash::TYPE,
         Move(_) => filter::legacy_move::TYPE,
         Binary(op, a, b) => match op {
@@ -117,8 +119,8 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | Compare(..)
         | In(..)
         | Regex(..)
-        | SquareIter(..)
-        | PieceIter(..)
+        | SquareIter(_, true, ..)
+        | PieceIter(_, true, ..)
         | While(..)
         | Loop(_)
         | Assert(_)

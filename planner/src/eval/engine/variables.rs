@@ -104,10 +104,10 @@ impl Engine {
     ) -> Option<Value> {
         let s = self.set_of(set, cx)?;
         let saved = self.vars[*slot].take();
-        let squares = board::bits(s).map(|sq| Value::Set(1 << sq));
-        let (holds, _) = self.quantify(*slot, *all, squares, body, cx);
+        let squares = board::bits(s).map(|sq| (sq, Value::Set(1 << sq)));
+        let (holds, _, found) = self.quantify(*slot, *all, squares, body, cx);
         self.vars[*slot] = saved;
-        holds.then_some(Value::Matched)
+        iteration_value(*all, holds, found)
     }
 
     pub(super) fn piece_iter(
@@ -122,34 +122,36 @@ impl Engine {
         let ids = cx.game.piece_ids()[cx.cur as usize];
         let pieces = board::bits(s)
             .filter(|&sq| ids[sq as usize] != 0)
-            .map(|sq| Value::Piece(ids[sq as usize]));
-        let (holds, last) = self.quantify(*slot, *all, pieces, body, cx);
+            .map(|sq| (sq, Value::Piece(ids[sq as usize])));
+        let (holds, last, found) = self.quantify(*slot, *all, pieces, body, cx);
         // The variable keeps the last matching piece (later filters may use it).
         if last.is_some() {
             self.vars[*slot] = last;
         }
-        holds.then_some(Value::Matched)
+        iteration_value(*all, holds, found)
     }
 
-    /// Binds `slot` to each of `values` in turn and evaluates `body`: whether it matched for
-    /// every value (`all`, stopping at the first miss) or for some, and the variable's value
-    /// after the last match.
+    /// Binds `slot` to each of `values` (each with its square) in turn and evaluates `body`:
+    /// whether it matched for every value (`all`, stopping at the first miss) or for some, the
+    /// variable's value after the last match, and the squares of the values it matched for.
     fn quantify(
         &mut self,
         slot: usize,
         all: bool,
-        values: impl Iterator<Item = Value>,
+        values: impl Iterator<Item = (u32, Value)>,
         body: &Node,
         cx: &mut Cx,
-    ) -> (bool, Option<Value>) {
+    ) -> (bool, Option<Value>, u64) {
         let mut any = false;
         let mut every = true;
         let mut last = None;
-        for v in values {
+        let mut found = 0u64;
+        for (sq, v) in values {
             self.vars[slot] = Some(v);
             let r = self.eval(body, cx);
             if matches(&r) {
                 any = true;
+                found |= 1 << sq;
                 last = self.vars[slot].clone();
             } else {
                 every = false;
@@ -158,7 +160,7 @@ impl Engine {
                 }
             }
         }
-        (if all { every } else { any }, last)
+        (if all { every } else { any }, last, found)
     }
 
     pub(super) fn while_loop(&mut self, c: &Node, body: &Node, cx: &mut Cx) -> Option<Value> {
@@ -309,6 +311,17 @@ impl Engine {
     }
 }
 
+/// The value of `square` and `piece` iterations: without `all` the set of squares the body
+/// held for (CQL's set filter; empty, it does not match), with `all` whether it held for every
+/// one.
+fn iteration_value(all: bool, holds: bool, found: u64) -> Option<Value> {
+    if all {
+        holds.then_some(Value::Matched)
+    } else {
+        Some(Value::Set(found))
+    }
+}
+
 /// What a function's parameter is bound to for one call.
 enum Incoming {
     /// The argument is the parameter's own variable (same name): nothing to bind or restore.
@@ -388,6 +401,39 @@ mod assignment_tests {
             "used before it is assigned"
         );
     }
+    /// Without `all`, `square` and `piece` stand for the squares their body held for.
+    #[test]
+    fn iterations_are_the_squares_their_body_held_for() {
+        let all: Vec<u32> = (0..=8).collect();
+        // At the start the queen on d1 defends the pawns on c2, d2 and e2.
+        assert_eq!(
+            matching("initial (square x in P {Q attacks x}) == c-e2", SCHOLAR),
+            vec![0]
+        );
+        assert_eq!(
+            matching("initial (piece x in P {Q attacks x}) == c-e2", SCHOLAR),
+            vec![0]
+        );
+        assert_eq!(matching("#(square x in . true) == 64", SCHOLAR), all);
+        assert_eq!(
+            matching("Z = square x in R {x attacks k} #Z == 0", SCHOLAR),
+            all
+        );
+        // Empty, it does not match; `all` is still a test.
+        assert_eq!(
+            matching("square x in R {x attacks k}", SCHOLAR),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            matching("initial square all x in P {Q attacks x}", SCHOLAR),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            matching("initial square all x in c-e2 {Q attacks x}", SCHOLAR),
+            vec![0]
+        );
+    }
+
     /// A variable argument is passed by name (the parameter is renamed to it); anything else,
     /// `{y}` included, is a value copied into the parameter.
     #[test]
