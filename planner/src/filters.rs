@@ -34,7 +34,8 @@ impl Parser {
             "uppercase" => Some(Expr::Case(false, Box::new(self.unary()?))),
             "max" => Some(Expr::MinMax(true, self.paren_args()?)),
             "min" => Some(Expr::MinMax(false, self.paren_args()?)),
-            "str" => Some(Expr::ToStr(self.paren_args()?)),
+            // As for `comment` and `message`, one argument may go without parentheses.
+            "str" => Some(Expr::ToStr(self.note_args()?)),
             "comment" => Some(Expr::Comment(self.note_args()?)),
             "message" => {
                 let quiet = self.eat_word("quiet");

@@ -84,6 +84,8 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         Neg(_) => Ty::Number,
         Str(_) | Group(_) | ToStr(_) | Case(..) | Slice(..) => Ty::String,
         Pieces(_) | Complement(_) => Ty::Set,
+        // `x ~~ y` is the text the expression matched (its value), as CQL documents it.
+        Regex(..) => Ty::String,
         // Without `all` an iteration stands for the squares its body held for.
         SquareIter(_, false, ..) | PieceIter(_, false, ..) => Ty::Set,
         Dash(_) => filter::dash::TYPE,
@@ -118,7 +120,6 @@ pub fn ty_of(n: &Node, p: &impl Scope) -> Ty {
         | If(_, _, None)
         | Compare(..)
         | In(..)
-        | Regex(..)
         | SquareIter(_, true, ..)
         | PieceIter(_, true, ..)
         | While(..)

@@ -45,13 +45,10 @@ impl Engine {
         }
     }
 
+    /// `str(...)` always matches (CQL): an argument without a value reads `<false>`, as in a
+    /// message (`str(2<1 K)` is `"<false>e1"` with the king on e1).
     pub(super) fn str_of(&mut self, args: &[Node], cx: &mut Cx) -> Option<Value> {
-        let mut s = String::new();
-        for a in args {
-            let v = self.eval(a, cx)?;
-            s.push_str(&self.render(&v, cx));
-        }
-        Some(Value::Str(s))
+        Some(Value::Str(self.render_args(args, cx)))
     }
 
     pub(super) fn case(&mut self, lower: &bool, a: &Node, cx: &mut Cx) -> Option<Value> {
@@ -129,5 +126,34 @@ impl Engine {
             Value::Pos(p) => cx.locate_text(*p),
             other => other.render(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::testing::{SCHOLAR, matching};
+
+    /// `str` always matches, a failing argument reading `<false>`; one argument may go without
+    /// parentheses; `~~` has the text it matched as its value.
+    #[test]
+    fn str_always_matches_and_a_match_is_its_text() {
+        let all: Vec<u32> = (0..=8).collect();
+        assert_eq!(
+            matching("initial str(2 < 1 K) == \"<false>e1\"", SCHOLAR),
+            vec![0]
+        );
+        assert_eq!(matching("X = \"pin\" str X == \"pin\"", SCHOLAR), all);
+        assert_eq!(
+            matching("(\"football\" ~~ \"otb\") == \"otb\"", SCHOLAR),
+            all
+        );
+        assert_eq!(
+            matching("x = (\"football\" ~~ \"o+\") x == \"oo\"", SCHOLAR),
+            all
+        );
+        assert_eq!(
+            matching("\"football\" ~~ \"z\"", SCHOLAR),
+            Vec::<u32>::new()
+        );
     }
 }
