@@ -130,7 +130,7 @@ mod tests {
 
     /// An `echo` over every pair of a long game's positions: along one line the run is 0
     /// without the lines being walked, so the game stays within the work allowed for it
-    /// (the lines walked for its 160,000 pairs made about 21 M before).
+    /// (walking the lines of its 160,000 pairs went past the 20 M allowed before).
     #[test]
     fn an_echo_over_a_long_line_is_not_stopped() {
         let shuffle = (0..99)
