@@ -54,6 +54,20 @@ fn metadata_options_select_what_their_filters_select() {
             "{opts:?} selects nothing: a weak test"
         );
     }
+    // A name CQL would read as a pattern after `player` (which it refuses there) is still
+    // searched for as text, and finds what `in` finds.
+    for (opts, filter) in [
+        (
+            ["-player", "Tal+"],
+            "{\"Tal+\" in player white or \"Tal+\" in player black}",
+        ),
+        (["-white", "[K]orchnoi"], "\"[K]orchnoi\" in player white"),
+    ] {
+        let mut with_option = opts.to_vec();
+        with_option.extend(["-cql", "not mate"]);
+        let by_filter = matched(&["-cql", &format!("not mate {filter}")]);
+        assert_eq!(matched(&with_option), by_filter, "{opts:?}");
+    }
     // A result the reference does not know is refused, not read as no result.
     let out = cqldb(&["cql", "-i", corpus(), "-result", "1:0", "-cql", "check"]);
     assert_eq!(out.status.code(), Some(2));

@@ -160,8 +160,13 @@ fn tag_search(name: &str) -> Option<&'static str> {
 }
 
 /// `tag = 'value'` or `tag LIKE '%word%'` (no other wildcard): the tag contains the text.
+/// Text CQL would read as a pattern after a tag filter (`A+B`) is left to the statement.
 fn tag_contains(table: Table, name: &str, word: &str) -> Option<Piece> {
-    if table != Table::Games || word.is_empty() || word.contains(['"', '\\']) {
+    if table != Table::Games
+        || word.is_empty()
+        || word.contains(['"', '\\'])
+        || !cqldb_planner::filter::tag_search::implicit_search_allowed(word)
+    {
         return None;
     }
     let search = tag_search(name)?;

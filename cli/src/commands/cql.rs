@@ -112,21 +112,41 @@ impl ReferenceOptions {
     /// The body filters the metadata options stand for.
     fn preamble(&self) -> anyhow::Result<String> {
         let quoted = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+        // The text is searched for as it is: CQL refuses a string that reads as a pattern
+        // after `player` (`C+`), so such a one is written `"C+" in player` instead.
+        let search = |filter: &str, text: &str| {
+            if cqldb_planner::filter::tag_search::implicit_search_allowed(text) {
+                format!("{filter} {}", quoted(text))
+            } else {
+                format!("{} in {filter}", quoted(text))
+            }
+        };
         let mut out = Vec::new();
         if let Some(p) = &self.player {
-            out.push(format!("player {}", quoted(p)));
+            out.push(
+                if cqldb_planner::filter::tag_search::implicit_search_allowed(p) {
+                    search("player", p)
+                } else {
+                    // Either player's name, as `player "x"` searches.
+                    format!(
+                        "{{{} or {}}}",
+                        search("player white", p),
+                        search("player black", p)
+                    )
+                },
+            );
         }
         if let Some(p) = &self.white {
-            out.push(format!("player white {}", quoted(p)));
+            out.push(search("player white", p));
         }
         if let Some(p) = &self.black {
-            out.push(format!("player black {}", quoted(p)));
+            out.push(search("player black", p));
         }
         if let Some(e) = &self.event {
-            out.push(format!("event {}", quoted(e)));
+            out.push(search("event", e));
         }
         if let Some(s) = &self.site {
-            out.push(format!("site {}", quoted(s)));
+            out.push(search("site", s));
         }
         match self.year[..] {
             [] => {}

@@ -65,6 +65,13 @@ fn implicit_search(field: &TagField) -> bool {
     }
 }
 
+/// Whether `s` may follow `player`, `event`, `site`, `date` or `eventdate` as the text searched
+/// for (CQL 6.1 refuses strings that would read as regular expressions): callers that build
+/// queries from user text write `"s" in player` instead when it may not.
+pub fn implicit_search_allowed(s: &str) -> bool {
+    reads_as_regex(s).is_none()
+}
+
 /// Why CQL 6.1 refuses `s` as an implicit search string, if it does: a `+`, `*` or `?` after
 /// the first character, or a `[` before a `]`.
 fn reads_as_regex(s: &str) -> Option<String> {
