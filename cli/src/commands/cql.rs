@@ -113,28 +113,21 @@ impl ReferenceOptions {
     fn preamble(&self) -> anyhow::Result<String> {
         let quoted = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
         // The text is searched for as it is: CQL refuses a string that reads as a pattern
-        // after `player` (`C+`), so such a one is written `"C+" in player` instead.
+        // after `player` (`C+`), so such a one is written with `in`; `in player` alone would
+        // read White's name only, so either player's name is searched in turn.
         let search = |filter: &str, text: &str| {
+            let t = quoted(text);
             if cqldb_planner::filter::tag_search::implicit_search_allowed(text) {
-                format!("{filter} {}", quoted(text))
+                format!("{filter} {t}")
+            } else if filter == "player" {
+                format!("{{{t} in player white or {t} in player black}}")
             } else {
-                format!("{} in {filter}", quoted(text))
+                format!("{t} in {filter}")
             }
         };
         let mut out = Vec::new();
         if let Some(p) = &self.player {
-            out.push(
-                if cqldb_planner::filter::tag_search::implicit_search_allowed(p) {
-                    search("player", p)
-                } else {
-                    // Either player's name, as `player "x"` searches.
-                    format!(
-                        "{{{} or {}}}",
-                        search("player white", p),
-                        search("player black", p)
-                    )
-                },
-            );
+            out.push(search("player", p));
         }
         if let Some(p) = &self.white {
             out.push(search("player white", p));

@@ -25,13 +25,13 @@ impl Engine {
             // CQL defines `x != y` as `not x == y`: it also matches where a side has no
             // value (`5 != parent:#A` at the first position).
             if *op == CmpOp::Ne {
-                let equal = match self.eval(first, cx) {
-                    Some(a) => match self.eval(rhs, cx) {
-                        Some(b) => self.compare(CmpOp::Eq, &a, &b, cx).unwrap_or(false),
-                        None => false,
-                    },
-                    None => false,
-                };
+                let equal = self
+                    .eval(first, cx)
+                    .and_then(|a| {
+                        let b = self.eval(rhs, cx)?;
+                        self.compare(CmpOp::Eq, &a, &b, cx)
+                    })
+                    .unwrap_or(false);
                 return (!equal).then_some(Value::Matched);
             }
             let a = self.eval(first, cx)?;
